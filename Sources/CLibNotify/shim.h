@@ -1,0 +1,28 @@
+#ifndef HERALD_CLIBNOTIFY_SHIM_H
+#define HERALD_CLIBNOTIFY_SHIM_H
+
+#include <libnotify/notify.h>
+
+/* Swift cannot import GLib's function-like macros or variadic functions.
+ * These static inline wrappers expose exactly what HeraldNotify needs. */
+
+/// Wraps the g_signal_connect macro for a signal whose handler takes (instance, user_data).
+static inline unsigned long herald_signal_connect_closed(NotifyNotification *notification,
+                                                         void (*handler)(NotifyNotification *, void *),
+                                                         void *user_data) {
+    return g_signal_connect(notification, "closed", G_CALLBACK(handler), user_data);
+}
+
+/// Wraps G_OBJECT(...) + g_object_unref for a NotifyNotification.
+static inline void herald_notification_unref(NotifyNotification *notification) {
+    g_object_unref(G_OBJECT(notification));
+}
+
+/// Wraps g_object_get for the integer "closed-reason" property.
+static inline int herald_notification_closed_reason(NotifyNotification *notification) {
+    int reason = -1;
+    g_object_get(G_OBJECT(notification), "closed-reason", &reason, NULL);
+    return reason;
+}
+
+#endif

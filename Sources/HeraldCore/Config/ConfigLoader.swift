@@ -1,0 +1,159 @@
+import Configuration
+import SystemPackage
+import Yams
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Why the configuration was refused: names the file (or variable), the key and the reason.
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Reads `HeraldConfig` with swift-configuration: a YAML file behind `HERALD_*` variables.
+public enum ConfigLoader {
+    /// Every key the file may hold, dotted; anything else is refused as a likely typo.
+    public static let keys: [String] = [
+        "profile.name", "profile.address",
+        "defaults.lead", "defaults.urgency",
+        "templates.headsUp.summary", "templates.headsUp.body",
+        "templates.arrival.summary", "templates.arrival.body",
+        "templates.reminder.summary", "templates.reminder.body",
+        "spool", "log.level",
+    ]
+
+    /// `$HERALD_CONFIG`, else `$XDG_CONFIG_HOME/herald/config.yaml`, else `~/.config/herald/config.yaml`.
+    /// `explicit` says whether the file must exist.
+    public static func defaultPath(environment env: [String: String]) -> (path: String, explicit: Bool) {
+        if let p = env["HERALD_CONFIG"], !p.isEmpty { return (p, true) }
+        if let x = env["XDG_CONFIG_HOME"], x.hasPrefix("/") { return (x + "/herald/config.yaml", false) }
+        return ((env["HOME"] ?? "") + "/.config/herald/config.yaml", false)
+    }
+
+    /// The environment variable that overrides `key`: `defaults.lead` → `HERALD_DEFAULTS_LEAD`.
+    public static func environmentName(for key: String) -> String {
+        var out = "HERALD"
+        for component in key.split(separator: ".") {
+            out += "_"
+            var previousLower = false
+            for ch in component {
+                if ch.isUppercase && previousLower { out += "_" }
+                previousLower = ch.isLowercase
+                out += ch.isLetter || ch.isNumber ? ch.uppercased() : "_"
+            }
+        }
+        return out
+    }
+
+    /// Loads the configuration.
+    ///
+    /// - Parameters:
+    ///   - path: the YAML file; when `explicit` is false a missing file means "all defaults".
+    ///   - environment: the process environment (for `HERALD_*` overrides and `~`).
+    /// - Throws: `ConfigError` naming the file or variable, the key and the reason.
+    public static func load(path: String, explicit: Bool, environment: [String: String]) async throws(ConfigError) -> HeraldConfig {
+        let exists = FileManager.default.fileExists(atPath: path)
+        if explicit && !exists { throw ConfigError("cannot read config '\(path)': no such file") }
+        var providers: [any ConfigProvider] = [
+            EnvironmentVariablesProvider(environmentVariables: environment.filter { $0.key.hasPrefix("HERALD_") })
+                .prefixKeys(with: "herald"),
+        ]
+        if exists {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ConfigError("cannot read config '\(path)': permission denied")
+            }
+            try checkStructure(data, path: path)
+            do {
+                providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(path)))
+            } catch {
+                throw ConfigError("config '\(path)': \(error)")
+            }
+        }
+        let reader = ConfigReader(providers: providers)
+        return try build(reader: reader, path: path, environment: environment)
+    }
+
+    /// Rejects YAML that is not a mapping of known keys, naming the key and its line.
+    static func checkStructure(_ data: Data, path: String) throws(ConfigError) {
+        let text = String(decoding: data, as: UTF8.self)
+        let node: Node?
+        do { node = try Yams.compose(yaml: text) } catch {
+            throw ConfigError("config '\(path)': not valid YAML: \(error)")
+        }
+        guard let node else { return }  // an empty file: all defaults
+        guard case .mapping = node else { throw ConfigError("config '\(path)': the top level must be a mapping of keys") }
+        let sections = Set(keys.compactMap { k -> String? in
+            let parts = k.split(separator: ".")
+            return parts.count > 1 ? parts.dropLast().joined(separator: ".") : nil
+        }).union(["templates"])
+        func walk(_ node: Node, prefix: String) throws(ConfigError) {
+            guard case .mapping(let mapping) = node else { return }
+            for (k, v) in mapping {
+                guard let name = k.string else { throw ConfigError("config '\(path)': line \(k.mark?.line ?? 0): a key is not a string") }
+                let full = prefix.isEmpty ? name : prefix + "." + name
+                let line = k.mark.map { " (line \($0.line))" } ?? ""
+                if sections.contains(full) {
+                    if case .scalar(let s) = v, s.string.isEmpty || s.string == "~" || s.string == "null" { continue }
+                    guard case .mapping = v else { throw ConfigError("config '\(path)': key '\(full)'\(line): must be a mapping") }
+                    try walk(v, prefix: full)
+                } else if keys.contains(full) {
+                    guard case .scalar = v else { throw ConfigError("config '\(path)': key '\(full)'\(line): must be a single value") }
+                } else {
+                    throw ConfigError("config '\(path)': unknown key '\(full)'\(line)")
+                }
+            }
+        }
+        try walk(node, prefix: "")
+    }
+
+    static func build(reader: ConfigReader, path: String, environment: [String: String]) throws(ConfigError) -> HeraldConfig {
+        var config = HeraldConfig()
+        func value(_ key: String) -> (text: String, source: String)? {
+            guard let text = reader.string(forKey: ConfigKey(key)) else { return nil }
+            let variable = environmentName(for: key)
+            let source = environment[variable] != nil ? "environment variable \(variable)" : "config '\(path)': key '\(key)'"
+            return (text, source)
+        }
+        if let v = value("profile.name") { config.profile.name = v.text.isEmpty ? nil : v.text }
+        if let v = value("profile.address") { config.profile.address = v.text.isEmpty ? nil : v.text }
+        if let v = value("defaults.lead") {
+            do { config.lead = try TimeSpan.parse(v.text) } catch {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a time span: \(error)")
+            }
+        }
+        if let v = value("defaults.urgency") {
+            guard let u = Job.Urgency(rawValue: v.text) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not one of low, normal, critical")
+            }
+            config.urgency = u
+        }
+        func template(_ key: String, _ fallback: Template) throws(ConfigError) -> Template {
+            guard let v = value(key) else { return fallback }
+            do { return try Template(v.text) } catch { throw ConfigError("\(v.source): \(error)") }
+        }
+        let d = HeraldConfig.defaultTemplates
+        config.templates = HeraldConfig.Templates(
+            headsUp: .init(summary: try template("templates.headsUp.summary", d.headsUp.summary),
+                           body: try template("templates.headsUp.body", d.headsUp.body)),
+            arrival: .init(summary: try template("templates.arrival.summary", d.arrival.summary),
+                           body: try template("templates.arrival.body", d.arrival.body)),
+            reminder: .init(summary: try template("templates.reminder.summary", d.reminder.summary),
+                            body: try template("templates.reminder.body", d.reminder.body)))
+        if let v = value("spool"), !v.text.isEmpty {
+            var p = v.text
+            if p == "~" || p.hasPrefix("~/") { p = (environment["HOME"] ?? "") + p.dropFirst() }
+            guard p.hasPrefix("/") else { throw ConfigError("\(v.source): \"\(v.text)\" is not an absolute path (or ~/...)") }
+            config.spool = p
+        }
+        if let v = value("log.level") {
+            guard let level = HeraldConfig.LogLevel(rawValue: v.text) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not one of \(HeraldConfig.LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            config.logLevel = level
+        }
+        return config
+    }
+}

@@ -1,0 +1,46 @@
+/// Herald's settings: from `config.yaml`, overridden by `HERALD_*` environment variables.
+/// `config/config.yaml` in the repository documents every key.
+public struct HeraldConfig: Sendable, Equatable {
+    public struct Profile: Sendable, Equatable {
+        public var name: String?
+        public var address: String?
+        public init(name: String? = nil, address: String? = nil) { self.name = name; self.address = address }
+    }
+
+    /// Summary and body of one kind of popup.
+    public struct Message: Sendable, Equatable {
+        public var summary: Template
+        public var body: Template
+    }
+
+    public struct Templates: Sendable, Equatable {
+        public var headsUp: Message
+        public var arrival: Message
+        public var reminder: Message
+    }
+
+    public enum LogLevel: String, Sendable, CaseIterable {
+        case trace, debug, info, notice, warning, error, critical
+    }
+
+    public var profile = Profile()
+    /// How long before a delivery's arrival its heads-up fires (`defaults.lead`).
+    public var lead: Span = .minutes(15)
+    public var urgency: Job.Urgency = .normal
+    public var templates: Templates = HeraldConfig.defaultTemplates
+    /// The spool directory, if configured (else the XDG default).
+    public var spool: String?
+    public var logLevel: LogLevel = .info
+
+    public init() {}
+
+    // The defaults are constant, valid templates.
+    public static let defaultTemplates = Templates(
+        headsUp: Message(summary: try! Template("Delivery in {minutes} min"),
+                         body: try! Template("{name}, your order arrives at {address} in {minutes} min.\n{items}")),
+        arrival: Message(summary: try! Template("Your delivery is here"),
+                         body: try! Template("{name}, your order is arriving at {address} now.\n{items}")),
+        reminder: Message(summary: try! Template("{title}"),
+                          body: try! Template("{text}"))
+    )
+}

@@ -1,0 +1,48 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What the daemon tells `herald status` through `status.json`: who it is and whether
+/// notifications are getting through. Pending jobs are counted from the spool itself.
+public struct DaemonStatus: Sendable, Equatable {
+    public var pid: Int32
+    public var version: String
+    public var startedAt: Instant
+    public var notifier: String
+    /// The last notification failure, while it is unresolved.
+    public var lastError: String?
+    public var lastErrorAt: Instant?
+    public var retryAt: Instant?
+
+    public init(pid: Int32, version: String, startedAt: Instant, notifier: String, lastError: String? = nil,
+                lastErrorAt: Instant? = nil, retryAt: Instant? = nil) {
+        self.pid = pid; self.version = version; self.startedAt = startedAt; self.notifier = notifier
+        self.lastError = lastError; self.lastErrorAt = lastErrorAt; self.retryAt = retryAt
+    }
+
+    public var json: String {
+        var f: [(String, JSONWriter.Value)] = [
+            ("pid", .int(Int64(pid))), ("version", .string(version)),
+            ("startedAt", .string(ISO8601.format(startedAt, offsetSeconds: 0, zulu: true))),
+            ("notifier", .string(notifier)),
+        ]
+        if let lastError { f.append(("lastError", .string(lastError))) }
+        if let lastErrorAt { f.append(("lastErrorAt", .string(ISO8601.format(lastErrorAt, offsetSeconds: 0, zulu: true)))) }
+        if let retryAt { f.append(("retryAt", .string(ISO8601.format(retryAt, offsetSeconds: 0, zulu: true)))) }
+        return JSONWriter.render(.object(f), pretty: true) + "\n"
+    }
+
+    public init?(json data: Data) {
+        guard let value = try? JSONValue.parse(data), case .object(let o) = value,
+              case .number(let pid)? = o["pid"], case .string(let version)? = o["version"],
+              case .string(let s)? = o["startedAt"], let started = ISO8601.parseInstant(s),
+              case .string(let notifier)? = o["notifier"] else { return nil }
+        func instant(_ k: String) -> Instant? { if case .string(let t)? = o[k] { return ISO8601.parseInstant(t) } else { return nil } }
+        var lastError: String? = nil
+        if case .string(let e)? = o["lastError"] { lastError = e }
+        self.init(pid: Int32(pid), version: version, startedAt: started, notifier: notifier, lastError: lastError,
+                  lastErrorAt: instant("lastErrorAt"), retryAt: instant("retryAt"))
+    }
+}

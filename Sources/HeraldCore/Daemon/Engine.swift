@@ -1,0 +1,406 @@
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The daemon's logic without its shell: takes jobs in from the spool, decides what is due,
+/// renders popups, and records what was shown. It owns no timer and no thread: the daemon
+/// calls it on one serial queue, performs the `Effect`s it returns, and arms its timer for
+/// `nextWakeup`. Tests drive it with a manual clock and a recording notifier.
+///
+/// Not thread-safe: every call must come from the same serial queue.
+public final class Engine: @unchecked Sendable {
+    /// Something the shell must do for the engine.
+    public enum Effect: Equatable, Sendable {
+        /// Show this popup, then call `showFinished(_:result:)` with the job id.
+        case show(NotificationRequest)
+    }
+
+    struct InFlight {
+        var name: JobFileName
+        var job: Job
+        var due: Instant
+    }
+
+    public let spool: Spool
+    public private(set) var config: HeraldConfig
+    let clock: any WallClock
+    var logger: Logger
+
+    var scheduler = Scheduler()
+    var outbox = Outbox()
+    /// Every pending job, by id: its current file name in `jobs/`.
+    var pending: [String: JobFileName] = [:]
+    var inFlight: [String: InFlight] = [:]
+    public private(set) var lastError: NotifierError?
+    public private(set) var lastErrorAt: Instant?
+
+    public init(spool: Spool, config: HeraldConfig, clock: any WallClock, logger: Logger) {
+        self.spool = spool
+        self.config = config
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: queries
+
+    /// How many jobs are pending (scheduled, waiting for the server, or being shown).
+    public var pendingCount: Int { pending.count }
+    /// The id and file name of every pending job.
+    public var pendingJobs: [String: JobFileName] { pending }
+    /// Whether popups are held back because the notification server failed.
+    public var isBlocked: Bool { outbox.isBlocked }
+    public var retryAt: Instant? { outbox.retryAt }
+
+    /// When the engine next needs `tick()`: the earliest due job or notifier retry.
+    public func nextWakeup() -> Instant? {
+        let due = outbox.isBlocked ? nil : scheduler.nextDeadline()
+        return [due, outbox.retryAt].compactMap { $0 }.min()
+    }
+
+    /// The earliest due time of any scheduled job (for status), ignoring retries.
+    public func nextDue() -> Instant? { scheduler.nextDeadline() }
+
+    // MARK: events
+
+    /// Loads `jobs/`, takes in whatever waits in `new/`, and fires what is already due.
+    public func start() throws(FileSystemError) -> [Effect] {
+        try spool.prepare()
+        let listing = try spool.pendingJobs()
+        var best: [String: JobFileName] = [:]
+        for name in listing.jobs {
+            if let other = best[name.id] {
+                // Two states of one job can only come from outside interference: keep the later one.
+                let (keep, drop) = other.occurrence >= name.occurrence ? (other, name) : (name, other)
+                best[name.id] = keep
+                quarantine(directory: spool.jobs, name: drop.description, reason: "a second copy of job '\(drop.id)'")
+            } else {
+                best[name.id] = name
+            }
+        }
+        for stray in listing.strays where !stray.hasPrefix(".") {
+            quarantine(directory: spool.jobs, name: stray, reason: "not a job file name (<id>@<time>.json)")
+        }
+        pending = best
+        scheduler.schedule(contentsOf: best.values.map { ($0.id, $0.fireAt) })
+        logger.info("Spool loaded", metadata: ["spool": "\(spool.root)", "jobs.pending": "\(pending.count)"])
+        var effects = intake(names: (try? FileSystem.list(spool.new)) ?? [])
+        effects += tick()
+        return effects
+    }
+
+    /// Takes in files from `new/`: valid jobs move to `jobs/`, anything else to `failed/`.
+    public func intake(names: [String]) -> [Effect] {
+        for name in names.sorted() where !name.hasPrefix(".") {
+            if name.hasSuffix(".jsonl") { intakeBatch(name) } else { intakeOne(name) }
+        }
+        return tick()
+    }
+
+    /// Files appeared in or left `jobs/` (inotify). The engine's own renames are recognised
+    /// and ignored; anything else (a cancel, a snooze by the CLI) updates the schedule.
+    public func jobsChanged(removed: [String], added: [String]) -> [Effect] {
+        for raw in removed {
+            guard let name = JobFileName(parsing: raw), pending[name.id] == name else { continue }
+            forget(name.id)
+            logger.info("Job removed from the spool", metadata: ["job.id": "\(name.id)"])
+        }
+        for raw in added {
+            guard let name = JobFileName(parsing: raw), pending[name.id] != name else { continue }
+            guard FileSystem.exists(spool.path(of: name)) else { continue }
+            if let old = pending[name.id], FileSystem.exists(spool.path(of: old)) { continue }
+            pending[name.id] = name
+            if inFlight[name.id] == nil { scheduler.schedule(name.id, at: name.fireAt) }
+            logger.info("Job rescheduled", metadata: ["job.id": "\(name.id)", "job.due": "\(name.fireAt)"])
+        }
+        return tick()
+    }
+
+    /// Re-reads `new/` and `jobs/` after inotify dropped events (queue overflow).
+    public func rescan() -> [Effect] {
+        var effects = intake(names: (try? FileSystem.list(spool.new)) ?? [])
+        guard let listing = try? spool.pendingJobs() else { return effects }
+        let onDisk = Set(listing.jobs)
+        let removed = pending.values.filter { !onDisk.contains($0) }.map(\.description)
+        let known = Set(pending.values)
+        let added = listing.jobs.filter { !known.contains($0) }.map(\.description)
+        effects += jobsChanged(removed: removed, added: added)
+        return effects
+    }
+
+    /// Fires everything due: the timer went off, or something changed.
+    public func tick() -> [Effect] {
+        let now = clock.now
+        var actions = outbox.retry(now: now)
+        let due = scheduler.takeDue(now: now)
+        if !due.isEmpty { actions += outbox.enqueue(due.map { Outbox.Item(id: $0.id, due: $0.due) }) }
+        return perform(actions, now: now)
+    }
+
+    /// The notifier finished with job `id`'s popup.
+    public func showFinished(_ id: String, result: Result<Void, NotifierError>) -> [Effect] {
+        let now = clock.now
+        switch result {
+        case .success:
+            if lastError != nil {
+                logger.notice("Notifications are getting through again")
+                lastError = nil
+                lastErrorAt = nil
+            }
+            let actions = outbox.shown(id)
+            if let f = inFlight.removeValue(forKey: id) {
+                record(f, outcome: .shown, now: now)
+            }
+            return perform(actions, now: now)
+        case .failure(let error):
+            let actions = outbox.failed(id, now: now)
+            if lastError != error {
+                logger.warning("Cannot show notifications; due jobs wait and are retried",
+                               metadata: ["error": "\(error)", "retry.at": "\(outbox.retryAt.map { "\($0)" } ?? "-")"])
+            }
+            lastError = error
+            lastErrorAt = now
+            return perform(actions, now: now)
+        }
+    }
+
+    /// A notification server appeared on the bus: retry at once.
+    public func serverAppeared() -> [Effect] {
+        perform(outbox.serverAppeared(), now: clock.now)
+    }
+
+    /// Uses a new configuration from now on (SIGHUP).
+    public func reload(config: HeraldConfig) {
+        self.config = config
+    }
+
+    // MARK: firing
+
+    func perform(_ actions: [Outbox.Action], now: Instant) -> [Effect] {
+        var effects: [Effect] = []
+        var queue = actions
+        while !queue.isEmpty {
+            let action = queue.removeFirst()
+            guard case .show(let item) = action else { continue }
+            switch prepare(item, now: now) {
+            case .show(let request): effects.append(.show(request))
+            case .done: queue += outbox.shown(item.id)
+            }
+        }
+        return effects
+    }
+
+    enum Preparation { case show(NotificationRequest), done }
+
+    /// Loads the job for a due item and renders it, or settles it without a popup.
+    func prepare(_ item: Outbox.Item, now: Instant) -> Preparation {
+        guard let name = pending[item.id] else { return .done }  // cancelled meanwhile
+        let job: Job
+        switch spool.loadJob(name) {
+        case .success(let j): job = j
+        case .failure(let error):
+            forget(item.id)
+            quarantine(directory: spool.jobs, name: name.description, reason: error.description, redacted: error.redacted)
+            appendHistory(HistoryRecord(time: now, id: item.id, kind: nil, role: nil, due: item.due, outcome: .failed,
+                                        note: error.redacted))
+            return .done
+        }
+        let flight = InFlight(name: name, job: job, due: item.due)
+        let role = job.role(of: name.occurrence)
+        if role == .headsUp, name.snoozedUntil == nil, let arrival = job.at, now >= arrival {
+            // The arrival itself is due: a heads-up now would only repeat it.
+            record(flight, outcome: .skipped, now: now, note: "arrival already due")
+            return .done
+        }
+        inFlight[item.id] = flight
+        let request = MessageRenderer(config: config).render(job, id: item.id, due: name.occurrence, now: now)
+        logger.debug("Showing notification",
+                     metadata: ["job.id": "\(item.id)", "summary": "\(request.summary)", "body": "\(request.body)"])
+        return .show(request)
+    }
+
+    /// Moves a job past the occurrence that just fired (or was skipped) and logs it.
+    func record(_ f: InFlight, outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil) {
+        let id = f.name.id
+        let role = f.job.role(of: f.name.occurrence)
+        let lateMs = (now - f.due).microseconds / 1000
+        appendHistory(HistoryRecord(time: now, id: id, kind: f.job.kind, role: role, due: f.due, outcome: outcome,
+                                    title: f.job.title, note: note))
+        guard pending[id] == f.name else {
+            if let moved = pending[id] {
+                scheduler.schedule(id, at: moved.fireAt)  // snoozed or rescheduled while it fired
+            } else {
+                logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"])
+            }
+            return
+        }
+        do {
+            if let next = f.job.nextOccurrence(after: f.name.occurrence, defaultLead: config.lead) {
+                let newName = JobFileName(id: id, occurrence: next)
+                try spool.advance(f.name, to: newName)
+                pending[id] = newName
+                scheduler.schedule(id, at: newName.fireAt)
+            } else {
+                pending.removeValue(forKey: id)
+                try spool.finish(f.name)
+            }
+            logger.info(outcome == .shown ? "Job fired" : "Job occurrence skipped",
+                        metadata: ["job.id": "\(id)", "job.kind": "\(f.job.kind.rawValue)", "job.role": "\(role.rawValue)",
+                                   "late.ms": "\(lateMs)"])
+        } catch {
+            if error.isNotFound {
+                forget(id)
+                logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"])
+            } else {
+                // Keep the in-memory state; the file still says "due", so a restart repeats it
+                // (at-least-once) rather than losing it.
+                logger.error("Cannot record a fired job", metadata: ["job.id": "\(id)", "error": "\(error)"])
+            }
+        }
+    }
+
+    func forget(_ id: String) {
+        pending.removeValue(forKey: id)
+        scheduler.remove(id)
+        outbox.remove(id)
+    }
+
+    // MARK: intake
+
+    func intakeOne(_ fileName: String) {
+        let path = spool.new + "/" + fileName
+        let bytes: [UInt8]
+        switch spool.readChecked(path, limit: Job.maximumFileSize) {
+        case .success(let b): bytes = b
+        case .failure(let error):
+            if case .unreadable = error, !FileSystem.exists(path) { return }  // already taken
+            quarantine(directory: spool.new, name: fileName, reason: error.description, redacted: error.redacted)
+            return
+        }
+        let job: Job
+        do { job = try Job.decode(Data(bytes)) } catch {
+            quarantine(directory: spool.new, name: fileName, reason: error.description, redacted: error.reason)
+            return
+        }
+        let id = job.id ?? freshID(hint: fileName)
+        if pending[id] != nil {
+            quarantine(directory: spool.new, name: fileName, reason: "job id '\(id)' is already pending")
+            return
+        }
+        guard let first = job.firstOccurrence(defaultLead: config.lead) else {
+            quarantine(directory: spool.new, name: fileName,
+                       reason: "field 'every' needs calendar schedules, which this version does not evaluate yet")
+            return
+        }
+        let name = JobFileName(id: id, occurrence: first)
+        do {
+            try FileSystem.move(path, to: spool.path(of: name))
+        } catch {
+            if !error.isNotFound { logger.error("Cannot accept a job file", metadata: ["file": "\(fileName)", "error": "\(error)"]) }
+            return
+        }
+        pending[id] = name
+        scheduler.schedule(id, at: name.fireAt)
+        logger.info("Job accepted", metadata: ["job.id": "\(id)", "job.kind": "\(job.kind.rawValue)", "job.due": "\(name.fireAt)"])
+    }
+
+    /// A `.jsonl` batch: every line is validated first; then all are written, synced once,
+    /// and the batch removed. A batch taken in again after a crash skips ids already pending.
+    func intakeBatch(_ fileName: String) {
+        let path = spool.new + "/" + fileName
+        let bytes: [UInt8]
+        switch spool.readChecked(path, limit: 1 << 30) {
+        case .success(let b): bytes = b
+        case .failure(let error):
+            if case .unreadable = error, !FileSystem.exists(path) { return }
+            quarantine(directory: spool.new, name: fileName, reason: error.description, redacted: error.redacted)
+            return
+        }
+        let stem = String(fileName.dropLast(6))
+        var accepted: [(name: JobFileName, line: ArraySlice<UInt8>)] = []
+        var problems: [String] = []
+        var redacted: [String] = []
+        var lineNumber = 0
+        var seen = Set<String>()
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+            do {
+                let job = try Job.decode(Data(line))
+                let id = job.id ?? "\(stem)-\(lineNumber)"
+                guard Job.isValidID(id), seen.insert(id).inserted else {
+                    problems.append("line \(lineNumber): id '\(id)' appears twice"); redacted.append(problems.last!); continue
+                }
+                guard let first = job.firstOccurrence(defaultLead: config.lead) else {
+                    problems.append("line \(lineNumber): field 'every' is not evaluated by this version")
+                    redacted.append(problems.last!); continue
+                }
+                accepted.append((JobFileName(id: id, occurrence: first), line))
+            } catch {
+                problems.append("line \(lineNumber): \(error)")
+                redacted.append("line \(lineNumber): \(error.reason)")
+            }
+        }
+        if !problems.isEmpty {
+            quarantine(directory: spool.new, name: fileName,
+                       reason: problems.prefix(20).joined(separator: "; ") + (problems.count > 20 ? "; ..." : ""),
+                       redacted: redacted.prefix(5).joined(separator: "; "))
+            return
+        }
+        var added: [(String, Instant)] = []
+        var skipped = 0
+        for (name, line) in accepted {
+            if pending[name.id] != nil { skipped += 1; continue }
+            let tmpPath = spool.tmp + "/.batch." + name.description
+            do {
+                var content = Array(line)
+                content.append(UInt8(ascii: "\n"))
+                try FileSystem.writeUnsynced(content, tmpPath: tmpPath, finalPath: spool.path(of: name))
+            } catch {
+                logger.error("Cannot write a job from a batch; the batch stays in new/",
+                             metadata: ["file": "\(fileName)", "error": "\(error)"])
+                return
+            }
+            pending[name.id] = name
+            added.append((name.id, name.fireAt))
+        }
+        FileSystem.syncFileSystem(of: spool.jobs)
+        unlink(path)
+        scheduler.schedule(contentsOf: added)
+        logger.info("Batch accepted", metadata: ["file": "\(fileName)", "jobs.added": "\(added.count)", "jobs.skipped": "\(skipped)"])
+    }
+
+    func freshID(hint fileName: String) -> String {
+        let stem = fileName.hasSuffix(".json") ? String(fileName.dropLast(5)) : fileName
+        if Job.isValidID(stem), pending[stem] == nil { return stem }
+        var rng = SystemRandomNumberGenerator()
+        while true {
+            let id = JobID.random(using: &rng)
+            if pending[id] == nil { return id }
+        }
+    }
+
+    func quarantine(directory: String, name: String, reason: String, redacted: String? = nil) {
+        do {
+            let target = try spool.quarantine(directory: directory, name: name, reason: reason, now: clock.now)
+            logger.warning("Bad job file moved to failed/",
+                           metadata: ["file": "\(spool.relative(directory))/\(name)", "moved.to": "\(spool.relative(target))",
+                                      "reason": "\(redacted ?? reason)"])
+            logger.debug("Bad job file, full reason", metadata: ["file": "\(name)", "reason": "\(reason)"])
+        } catch {
+            if error.isNotFound { return }
+            logger.error("Cannot move a bad job file to failed/", metadata: ["file": "\(name)", "error": "\(error)"])
+        }
+    }
+
+    func appendHistory(_ record: HistoryRecord) {
+        do { try FileSystem.appendLine(record.jsonLine, to: spool.historyPath) } catch {
+            logger.error("Cannot append to history", metadata: ["error": "\(error)"])
+        }
+    }
+}

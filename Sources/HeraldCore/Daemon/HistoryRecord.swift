@@ -1,0 +1,63 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One line of `history.jsonl`: what happened to one occurrence of a job.
+public struct HistoryRecord: Sendable, Equatable {
+    public enum Outcome: String, Sendable {
+        /// Shown by the notification server.
+        case shown
+        /// Not shown: a heads-up whose arrival had already come, or similar.
+        case skipped
+        /// The job file turned out unreadable and was moved to `failed/`.
+        case failed
+    }
+
+    public var time: Instant
+    public var id: String
+    public var kind: Job.Kind?
+    public var role: OccurrenceRole?
+    public var due: Instant
+    public var outcome: Outcome
+    public var title: String?
+    public var note: String?
+
+    public init(time: Instant, id: String, kind: Job.Kind?, role: OccurrenceRole?, due: Instant, outcome: Outcome,
+                title: String? = nil, note: String? = nil) {
+        self.time = time; self.id = id; self.kind = kind; self.role = role; self.due = due
+        self.outcome = outcome; self.title = title; self.note = note
+    }
+
+    /// How late it happened.
+    public var lateness: Span { time - due }
+
+    public var jsonLine: String {
+        var f: [(String, JSONWriter.Value)] = [
+            ("time", .string(ISO8601.format(time, offsetSeconds: 0, zulu: true))),
+            ("id", .string(id)),
+        ]
+        if let kind { f.append(("kind", .string(kind.rawValue))) }
+        if let role { f.append(("role", .string(role.rawValue))) }
+        f.append(("due", .string(ISO8601.format(due, offsetSeconds: 0, zulu: true))))
+        f.append(("lateMs", .int(lateness.microseconds / 1000)))
+        f.append(("outcome", .string(outcome.rawValue)))
+        if let title { f.append(("title", .string(title))) }
+        if let note { f.append(("note", .string(note))) }
+        return JSONWriter.render(.object(f))
+    }
+
+    /// Parses one line; nil for a line that is not a record (e.g. cut short by a crash).
+    public init?(jsonLine: Substring) {
+        guard let value = try? JSONValue.parse(Data(jsonLine.utf8)), case .object(let o) = value,
+              case .string(let t)? = o["time"], let time = ISO8601.parseInstant(t),
+              case .string(let id)? = o["id"],
+              case .string(let d)? = o["due"], let due = ISO8601.parseInstant(d),
+              case .string(let oc)? = o["outcome"], let outcome = Outcome(rawValue: oc) else { return nil }
+        func str(_ k: String) -> String? { if case .string(let s)? = o[k] { return s } else { return nil } }
+        self.init(time: time, id: id, kind: str("kind").flatMap(Job.Kind.init(rawValue:)),
+                  role: str("role").flatMap(OccurrenceRole.init(rawValue:)), due: due, outcome: outcome,
+                  title: str("title"), note: str("note"))
+    }
+}

@@ -1,0 +1,209 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Why a job document was refused; `description` names the field, the value and the reason.
+public struct JobError: Error, Equatable, CustomStringConvertible {
+    /// The reason without any value taken from the file: safe for logs above debug level.
+    public var reason: String
+    /// The offending value, quoted and shortened, when there is one.
+    public var value: String?
+    /// More detail about the value (e.g. a parser's complaint), which may quote it.
+    public var detail: String?
+
+    public init(_ reason: String, value: String? = nil, detail: String? = nil) {
+        self.reason = reason; self.value = value; self.detail = detail
+    }
+
+    public var description: String {
+        var s = reason
+        if let value { s += " (\(value))" }
+        if let detail { s += ": " + detail }
+        return s
+    }
+}
+
+extension Job {
+    static let fields: Set<String> = ["version", "kind", "id", "at", "every", "timezone", "title", "text",
+                                      "icon", "urgency", "recipient", "items", "lead"]
+    static let deliveryOnly = ["recipient", "items", "lead"]
+
+    /// Decodes and validates one job document.
+    ///
+    /// - Parameters:
+    ///   - data: the file's bytes (UTF-8 JSON, one object).
+    ///   - zoneExists: whether a `timezone` value names a known zone.
+    /// - Throws: `JobError` naming the first problem found.
+    public static func decode(_ data: Data, zoneExists: (String) -> Bool = Job.zoneFileExists) throws(JobError) -> Job {
+        let value: JSONValue
+        do { value = try JSONValue.parse(data) } catch { throw JobError("not valid JSON", detail: error.detail) }
+        return try decode(value, zoneExists: zoneExists)
+    }
+
+    /// Validates an already-parsed document. See `decode(_:zoneExists:)`.
+    public static func decode(_ value: JSONValue, zoneExists: (String) -> Bool = Job.zoneFileExists) throws(JobError) -> Job {
+        guard case .object(let o) = value else { throw JobError("not a JSON object but \(value.typeName)") }
+        if let unknown = o.keys.filter({ !fields.contains($0) }).sorted().first {
+            throw JobError("unknown field '\(unknown)'")
+        }
+        guard let versionValue = o["version"] else { throw JobError("missing field 'version'") }
+        guard case .number(let v) = versionValue, v == v.rounded() else {
+            throw JobError("field 'version' is not a whole number", value: versionValue.snippet())
+        }
+        guard v == Double(currentVersion) else {
+            throw JobError("unsupported version (this Herald reads version \(currentVersion))", value: versionValue.snippet())
+        }
+        guard let kindValue = o["kind"] else { throw JobError("missing field 'kind'") }
+        guard case .string(let kindText) = kindValue, let kind = Kind(rawValue: kindText) else {
+            throw JobError("field 'kind' is not one of reminder, delivery, habit", value: kindValue.snippet())
+        }
+        var job = Job(kind: kind)
+        if let idValue = o["id"] {
+            let id = try string(idValue, "id")
+            guard isValidID(id) else {
+                throw JobError("field 'id' is not a valid id", value: idValue.snippet(), detail: "use 1 to 64 of A-Z a-z 0-9 . _ -")
+            }
+            job.id = id
+        }
+        if let atValue = o["at"] {
+            let text = try string(atValue, "at")
+            guard let at = ISO8601.parseInstant(text) else {
+                throw JobError("field 'at' is not an ISO-8601 time with offset or Z", value: atValue.snippet())
+            }
+            job.at = at
+        }
+        if let everyValue = o["every"] {
+            let every = try string(everyValue, "every")
+            guard !every.trimmingSpaces.isEmpty else { throw JobError("field 'every' is empty") }
+            job.every = every
+        }
+        if let zoneValue = o["timezone"] {
+            let zone = try string(zoneValue, "timezone")
+            guard TimeZoneRules.isPlausibleName(zone), zoneExists(zone) else {
+                throw JobError("field 'timezone' is not a known time zone", value: zoneValue.snippet())
+            }
+            job.timezone = zone
+        }
+        if let t = o["title"] { job.title = try string(t, "title") }
+        if let t = o["text"] { job.text = try string(t, "text") }
+        if let t = o["icon"] {
+            let icon = try string(t, "icon")
+            guard !icon.isEmpty else { throw JobError("field 'icon' is empty") }
+            job.icon = icon
+        }
+        if let u = o["urgency"] {
+            guard case .string(let text) = u, let urgency = Urgency(rawValue: text) else {
+                throw JobError("field 'urgency' is not one of low, normal, critical", value: u.snippet())
+            }
+            job.urgency = urgency
+        }
+        if let r = o["recipient"] { job.recipient = try recipient(r) }
+        if let i = o["items"] { job.items = try items(i) }
+        if let l = o["lead"] {
+            let text = try string(l, "lead")
+            do { job.lead = try TimeSpan.parse(text) } catch {
+                throw JobError("field 'lead' is not a time span", value: l.snippet(), detail: error.description)
+            }
+        }
+        try job.checkKindRules(present: Set(o.keys))
+        return job
+    }
+
+    func checkKindRules(present: Set<String>) throws(JobError) {
+        if kind != .delivery, let field = Job.deliveryOnly.first(where: present.contains) {
+            throw JobError("field '\(field)' is only for deliveries")
+        }
+        switch kind {
+        case .reminder:
+            guard at != nil || every != nil else { throw JobError("a reminder needs 'at' or 'every'") }
+            guard !(text ?? "").trimmingSpaces.isEmpty || !(title ?? "").trimmingSpaces.isEmpty else {
+                throw JobError("a reminder needs a non-empty 'text' or 'title'")
+            }
+        case .delivery:
+            guard at != nil else { throw JobError("a delivery needs 'at', its arrival time") }
+            guard every == nil else { throw JobError("field 'every' is not for deliveries (they arrive once)") }
+        case .habit:
+            guard every != nil else { throw JobError("a habit needs 'every', its schedule") }
+            guard !(title ?? "").trimmingSpaces.isEmpty else { throw JobError("a habit needs a non-empty 'title', its name") }
+        }
+    }
+
+    static func string(_ value: JSONValue, _ field: String) throws(JobError) -> String {
+        guard case .string(let s) = value else { throw JobError("field '\(field)' is not a string", value: value.snippet()) }
+        return s
+    }
+
+    static func recipient(_ value: JSONValue) throws(JobError) -> Recipient {
+        guard case .object(let o) = value else {
+            throw JobError("field 'recipient' is not an object with 'name' and 'address'", value: value.snippet())
+        }
+        if let unknown = o.keys.filter({ $0 != "name" && $0 != "address" }).sorted().first {
+            throw JobError("unknown field 'recipient.\(unknown)'")
+        }
+        var r = Recipient()
+        if let n = o["name"] { r.name = try string(n, "recipient.name") }
+        if let a = o["address"] { r.address = try string(a, "recipient.address") }
+        return r
+    }
+
+    static func items(_ value: JSONValue) throws(JobError) -> [Item] {
+        guard case .array(let list) = value else { throw JobError("field 'items' is not an array", value: value.snippet()) }
+        var items: [Item] = []
+        for (k, entry) in list.enumerated() {
+            let path = "items[\(k)]"
+            guard case .object(let o) = entry else { throw JobError("field '\(path)' is not an object", value: entry.snippet()) }
+            if let unknown = o.keys.filter({ $0 != "name" && $0 != "quantity" }).sorted().first {
+                throw JobError("unknown field '\(path).\(unknown)'")
+            }
+            guard let nameValue = o["name"] else { throw JobError("missing field '\(path).name'") }
+            let name = try string(nameValue, "\(path).name")
+            guard !name.trimmingSpaces.isEmpty else { throw JobError("field '\(path).name' is empty") }
+            var quantity = 1
+            if let q = o["quantity"] {
+                guard case .number(let n) = q, n == n.rounded(), n >= 1, n <= 1_000_000 else {
+                    throw JobError("field '\(path).quantity' is not a whole number from 1 to 1000000", value: q.snippet())
+                }
+                quantity = Int(n)
+            }
+            items.append(Item(name: name, quantity: quantity))
+        }
+        return items
+    }
+
+    /// Whether `/usr/share/zoneinfo/<name>` (or UTC) exists.
+    public static func zoneFileExists(_ name: String) -> Bool {
+        name == "UTC" || FileManager.default.fileExists(atPath: TimeZoneRules.zoneinfoDirectory + "/" + name)
+    }
+
+    /// The document as JSON, fields in the documented order. `at` is written with the offset
+    /// of `zone` at that instant (UTC `Z` by default).
+    public func jsonValue(zone: TimeZoneRules = .utc) -> JSONWriter.Value {
+        var f: [(String, JSONWriter.Value)] = [("version", .int(Int64(version))), ("kind", .string(kind.rawValue))]
+        if let id { f.append(("id", .string(id))) }
+        if let at {
+            f.append(("at", .string(ISO8601.format(at, offsetSeconds: zone.offset(at: at), zulu: true))))
+        }
+        if let every { f.append(("every", .string(every))) }
+        if let timezone { f.append(("timezone", .string(timezone))) }
+        if let title { f.append(("title", .string(title))) }
+        if let text { f.append(("text", .string(text))) }
+        if let icon { f.append(("icon", .string(icon))) }
+        if let urgency { f.append(("urgency", .string(urgency.rawValue))) }
+        if let recipient {
+            var r: [(String, JSONWriter.Value)] = []
+            if let n = recipient.name { r.append(("name", .string(n))) }
+            if let a = recipient.address { r.append(("address", .string(a))) }
+            f.append(("recipient", .object(r)))
+        }
+        if !items.isEmpty {
+            f.append(("items", .array(items.map { .object([("name", .string($0.name)), ("quantity", .int(Int64($0.quantity)))]) })))
+        }
+        if let lead { f.append(("lead", .string(TimeSpan.format(lead)))) }
+        return .object(f)
+    }
+
+    /// One line of JSON (no trailing newline): the job file's content.
+    public func encoded(zone: TimeZoneRules = .utc) -> String { JSONWriter.render(jsonValue(zone: zone)) }
+}

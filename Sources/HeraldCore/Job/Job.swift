@@ -1,0 +1,63 @@
+/// One scheduled job: the public, versioned document a job file holds (format version 1).
+///
+/// See `schema/job-v1.schema.json` and the README's "Job file format" for the contract.
+public struct Job: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable, Codable {
+        case reminder, delivery, habit
+    }
+
+    public enum Urgency: String, Sendable, CaseIterable, Codable {
+        case low, normal, critical
+    }
+
+    public struct Recipient: Sendable, Equatable {
+        public var name: String?
+        public var address: String?
+        public init(name: String? = nil, address: String? = nil) { self.name = name; self.address = address }
+    }
+
+    public struct Item: Sendable, Equatable {
+        public var name: String
+        public var quantity: Int
+        public init(name: String, quantity: Int = 1) { self.name = name; self.quantity = quantity }
+    }
+
+    public static let currentVersion = 1
+    /// Job files larger than this are refused.
+    public static let maximumFileSize = 64 * 1024
+
+    public var version: Int = Job.currentVersion
+    public var kind: Kind
+    public var id: String?
+    public var at: Instant?
+    public var every: String?
+    public var timezone: String?
+    public var title: String?
+    public var text: String?
+    public var icon: String?
+    public var urgency: Urgency?
+    public var recipient: Recipient?
+    public var items: [Item]
+    public var lead: Span?
+
+    public init(kind: Kind, id: String? = nil, at: Instant? = nil, every: String? = nil, timezone: String? = nil,
+                title: String? = nil, text: String? = nil, icon: String? = nil, urgency: Urgency? = nil,
+                recipient: Recipient? = nil, items: [Item] = [], lead: Span? = nil) {
+        self.kind = kind; self.id = id; self.at = at; self.every = every; self.timezone = timezone
+        self.title = title; self.text = text; self.icon = icon; self.urgency = urgency
+        self.recipient = recipient; self.items = items; self.lead = lead
+    }
+
+    /// Whether `id` is a valid job id: `[A-Za-z0-9._-]{1,64}`.
+    public static func isValidID(_ id: String) -> Bool {
+        let u = id.utf8
+        guard (1...64).contains(u.count) else { return false }
+        return u.allSatisfy { c in
+            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+                || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+        }
+    }
+
+    /// The total number of units across items ("3 items" for apple + milk ×2).
+    public var itemCount: Int { items.reduce(0) { $0 + $1.quantity } }
+}

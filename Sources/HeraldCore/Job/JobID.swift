@@ -1,0 +1,12 @@
+/// Short job ids for the CLI: 8 characters of lowercase base32 without look-alikes.
+public enum JobID {
+    static let alphabet = Array("23456789abcdefghjkmnpqrstuvwxyz".utf8)
+
+    /// A random id such as `k7f3q2ab` (about 10^12 possibilities).
+    public static func random<R: RandomNumberGenerator>(using rng: inout R) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8)
+        for _ in 0..<8 { bytes.append(alphabet[Int.random(in: 0..<alphabet.count, using: &rng)]) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,48 @@
+/// One popup, ready for a notifier: what the user sees and the hints that go with it.
+public struct NotificationRequest: Sendable, Equatable {
+    public struct Action: Sendable, Equatable {
+        public var key: String
+        public var label: String
+        public init(key: String, label: String) { self.key = key; self.label = label }
+    }
+
+    public var jobID: String
+    public var summary: String
+    /// Plain text; a notifier escapes it when the server takes markup.
+    public var body: String
+    public var icon: String?
+    public var urgency: Job.Urgency
+    /// The freedesktop category hint, e.g. `x-herald.delivery`.
+    public var category: String
+    public var actions: [Action]
+
+    public init(jobID: String, summary: String, body: String, icon: String? = nil, urgency: Job.Urgency = .normal,
+                category: String, actions: [Action] = []) {
+        self.jobID = jobID; self.summary = summary; self.body = body; self.icon = icon
+        self.urgency = urgency; self.category = category; self.actions = actions
+    }
+
+    /// The `desktop-entry` hint: Herald's desktop file, `herald.desktop`.
+    public static let desktopEntry = "herald"
+    /// The application name sent with every notification.
+    public static let appName = "Herald"
+}
+
+/// Why a notification could not be shown.
+public struct NotifierError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        case noBus = "no session bus"
+        case noServer = "notification server unavailable"
+        case timeout = "notification server not responding"
+        case failed = "notification failed"
+    }
+    public var kind: Kind
+    public var detail: String
+    public init(_ kind: Kind, detail: String) { self.kind = kind; self.detail = detail }
+    public var description: String { detail.isEmpty ? kind.rawValue : "\(kind.rawValue): \(detail)" }
+}
+
+/// Shows notifications. Implementations call `completion` exactly once, on any thread.
+public protocol Notifier: Sendable {
+    func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void)
+}

@@ -1,0 +1,40 @@
+/// A message template with `{name}`-style placeholders.
+public struct Template: Sendable, Equatable, CustomStringConvertible {
+    public static let placeholders: Set<String> = ["name", "address", "items", "count", "minutes", "title", "text", "late"]
+
+    public let source: String
+
+    /// - Throws: `TemplateError` for an unknown placeholder or an unclosed brace.
+    public init(_ source: String) throws(TemplateError) {
+        var rest = Substring(source)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else { throw TemplateError("unclosed '{' in \"\(source)\"") }
+            let key = String(rest[rest.index(after: open)..<close])
+            guard Self.placeholders.contains(key) else {
+                throw TemplateError("unknown placeholder '{\(key)}' (use \(Self.placeholders.sorted().map { "{\($0)}" }.joined(separator: " ")))")
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        self.source = source
+    }
+
+    /// Substitutes placeholders; missing values become empty text.
+    public func render(_ values: [String: String]) -> String {
+        var out = ""
+        var rest = Substring(source)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            out += rest[..<open]
+            out += values[String(rest[rest.index(after: open)..<close])] ?? ""
+            rest = rest[rest.index(after: close)...]
+        }
+        out += rest
+        return out
+    }
+
+    public var description: String { source }
+}
+
+public struct TemplateError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    init(_ d: String) { description = d }
+}

@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A failed file-system call: the operation, the path and `strerror(errno)`.
+public struct FileSystemError: Error, CustomStringConvertible, Equatable {
+    public var operation: String
+    public var path: String
+    public var code: Int32
+    public var description: String { "cannot \(operation) '\(path)': \(String(cString: strerror(code)))" }
+    public init(operation: String, path: String, code: Int32) {
+        self.operation = operation; self.path = path; self.code = code
+    }
+    public var isNotFound: Bool { code == ENOENT }
+    public var exists: Bool { code == EEXIST }
+}
+
+/// The small set of POSIX calls the spool is built from. Every helper states its guarantee.
+public enum FileSystem {
+    static func fail(_ op: String, _ path: String) -> FileSystemError {
+        FileSystemError(operation: op, path: path, code: errno)
+    }
+
+    /// Creates `path` as a directory with mode 0700 if missing (parents too, also 0700).
+    public static func makeDirectory(_ path: String) throws(FileSystemError) {
+        if mkdir(path, 0o700) == 0 { _ = chmod(path, 0o700); return }
+        if errno == EEXIST { return }
+        if errno == ENOENT {
+            let parent = parentDirectory(of: path)
+            if !parent.isEmpty, parent != path {
+                try makeDirectory(parent)
+                if mkdir(path, 0o700) == 0 || errno == EEXIST { _ = chmod(path, 0o700); return }
+            }
+        }
+        throw fail("create directory", path)
+    }
+
+    /// Writes `data` to `tmpPath` (mode 0600, fsynced) and renames it to `finalPath`: the file
+    /// appears complete or not at all. With `syncDirectory`, the rename is made durable too.
+    public static func writeAtomically(_ data: [UInt8], tmpPath: String, finalPath: String,
+                                       syncDirectory: Bool = false) throws(FileSystemError) {
+        let fd = open(tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw fail("create", tmpPath) }
+        var ok = true
+        data.withUnsafeBytes { buf in
+            var off = 0
+            while off < buf.count {
+                let n = write(fd, buf.baseAddress! + off, buf.count - off)
+                if n < 0 { if errno == EINTR { continue }; ok = false; return }
+                off += n
+            }
+        }
+        if !ok || fsync(fd) != 0 {
+            let e = fail("write", tmpPath)
+            close(fd); unlink(tmpPath)
+            throw e
+        }
+        close(fd)
+        guard rename(tmpPath, finalPath) == 0 else {
+            let e = fail("rename into place", finalPath)
+            unlink(tmpPath)
+            throw e
+        }
+        if syncDirectory { try syncDirectoryOf(finalPath) }
+    }
+
+    /// fsyncs the directory holding `path`, making a rename into it durable.
+    public static func syncDirectoryOf(_ path: String) throws(FileSystemError) {
+        let dir = parentDirectory(of: path)
+        let fd = open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw fail("open directory", dir) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw fail("sync directory", dir) }
+    }
+
+    /// Renames atomically; fails with ENOENT if `from` is gone (someone else moved it first).
+    public static func move(_ from: String, to: String) throws(FileSystemError) {
+        guard rename(from, to) == 0 else { throw fail("rename", from) }
+    }
+
+    /// Renames without replacing an existing `to` (renameat2 RENAME_NOREPLACE semantics via link+unlink
+    /// is not atomic for directories, so this checks first; good enough for quarantine names).
+    public static func moveNoReplace(_ from: String, to: String) throws(FileSystemError) {
+        var st = stat()
+        if lstat(to, &st) == 0 { errno = EEXIST; throw fail("rename", to) }
+        try move(from, to: to)
+    }
+
+    /// The names in a directory, without `.` and `..`.
+    public static func list(_ path: String) throws(FileSystemError) -> [String] {
+        guard let dir = opendir(path) else { throw fail("list", path) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The whole file; for files the daemon itself wrote.
+    public static func read(_ path: String, limit: Int = 16 << 20) throws(FileSystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw fail("open", path) }
+        defer { close(fd) }
+        return try readAll(fd, path: path, limit: limit)
+    }
+
+    static func readAll(_ fd: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while out.count <= limit {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw fail("read", path) }
+            if n == 0 { break }
+            out.append(contentsOf: chunk[0..<n])
+        }
+        return out
+    }
+
+    /// Appends one line to `path` (creating it 0600) with O_APPEND, so concurrent appends of
+    /// whole lines do not interleave.
+    public static func appendLine(_ line: String, to path: String) throws(FileSystemError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw fail("open", path) }
+        defer { close(fd) }
+        let bytes = Array((line + "\n").utf8)
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+        guard n == bytes.count else { throw fail("append to", path) }
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0
+    }
+
+    public static func remove(_ path: String) { unlink(path) }
+}
+
+/// The directory part of `path` ("" for a bare name, "/" for a top-level entry).
+func parentDirectory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "" }
+    if slash == path.startIndex { return "/" }
+    return String(path[..<slash])
+}
+
+extension FileSystem {
+    /// Writes `data` to `tmpPath` and renames it to `finalPath` without syncing: the caller
+    /// syncs many such files at once with `syncFileSystem(of:)`.
+    public static func writeUnsynced(_ data: [UInt8], tmpPath: String, finalPath: String) throws(FileSystemError) {
+        let fd = open(tmpPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw fail("create", tmpPath) }
+        let n = data.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+        if n != data.count { let e = fail("write", tmpPath); close(fd); unlink(tmpPath); throw e }
+        close(fd)
+        guard rename(tmpPath, finalPath) == 0 else { let e = fail("rename into place", finalPath); unlink(tmpPath); throw e }
+    }
+
+    /// Flushes written data to disk, then the directory holding `path` (sync(2) + fsync):
+    /// one flush for many files written with `writeUnsynced`.
+    public static func syncFileSystem(of path: String) {
+        sync()
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+}

@@ -1,0 +1,96 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A job that has not finished, wherever it is: accepted into `jobs/`, or still waiting in
+/// `new/` (alone or in a batch) for the daemon to take it in.
+public struct PendingJob: Sendable {
+    public enum Location: Sendable, Equatable {
+        case jobs(JobFileName)
+        case intake(String)
+        case batch(String, line: Int)
+    }
+
+    public var id: String
+    public var location: Location
+    public var job: Job?
+    /// When it fires next (nil when unknown: unreadable, or waiting for calendar support).
+    public var fireAt: Instant?
+    /// Why the job file cannot be read, if it cannot.
+    public var problem: String?
+
+    /// "jobs/abc@123.json", "new/x.json", "new/batch.jsonl:12".
+    public var path: String {
+        switch location {
+        case .jobs(let name): return "jobs/" + name.description
+        case .intake(let file): return "new/" + file
+        case .batch(let file, let line): return "new/\(file):\(line)"
+        }
+    }
+}
+
+extension Spool {
+    /// Every pending job, next due first (unknown due times last).
+    ///
+    /// - Parameters:
+    ///   - defaultLead: the configured heads-up lead, for deliveries not yet taken in.
+    ///   - loadDocuments: whether to read each job's document (false: ids and times only).
+    public func listPending(defaultLead: Span, loadDocuments: Bool = true) -> [PendingJob] {
+        var result: [PendingJob] = []
+        if let listing = try? pendingJobs() {
+            for name in listing.jobs {
+                var p = PendingJob(id: name.id, location: .jobs(name), fireAt: name.fireAt)
+                if loadDocuments {
+                    switch loadJob(name) {
+                    case .success(let job): p.job = job
+                    case .failure(let error): p.problem = error.description
+                    }
+                }
+                result.append(p)
+            }
+        }
+        for file in ((try? FileSystem.list(new)) ?? []).sorted() where !file.hasPrefix(".") {
+            let limit = file.hasSuffix(".jsonl") ? 1 << 30 : Job.maximumFileSize
+            guard case .success(let bytes) = readChecked(new + "/" + file, limit: limit) else {
+                result.append(PendingJob(id: file, location: .intake(file), problem: "unreadable"))
+                continue
+            }
+            if file.hasSuffix(".jsonl") {
+                let stem = String(file.dropLast(6))
+                for (k, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+                where !line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
+                    let job = try? Job.decode(Data(line))
+                    result.append(PendingJob(id: job?.id ?? "\(stem)-\(k + 1)", location: .batch(file, line: k + 1), job: job,
+                                             fireAt: job?.firstOccurrence(defaultLead: defaultLead),
+                                             problem: job == nil ? "not a valid job" : nil))
+                }
+            } else {
+                do {
+                    let job = try Job.decode(Data(bytes))
+                    let stem = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
+                    result.append(PendingJob(id: job.id ?? stem, location: .intake(file), job: job,
+                                             fireAt: job.firstOccurrence(defaultLead: defaultLead)))
+                } catch {
+                    result.append(PendingJob(id: file, location: .intake(file), problem: error.description))
+                }
+            }
+        }
+        return result.sorted { a, b in
+            switch (a.fireAt, b.fireAt) {
+            case let (x?, y?): return (x, a.id) < (y, b.id)
+            case (_?, nil): return true
+            case (nil, _?): return false
+            case (nil, nil): return a.id < b.id
+            }
+        }
+    }
+
+    /// The pending jobs whose id is `query` or, failing that, starts with it.
+    public func findPending(_ query: String, defaultLead: Span) -> [PendingJob] {
+        let all = listPending(defaultLead: defaultLead)
+        let exact = all.filter { $0.id == query }
+        return exact.isEmpty ? all.filter { $0.id.hasPrefix(query) } : exact
+    }
+}

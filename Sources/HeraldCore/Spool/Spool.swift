@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The spool directory: the public maildir-style intake (`tmp/` → `new/`) and the daemon's
+/// own state below it. Every state change is an atomic rename or an fsynced write-then-rename.
+///
+/// ```
+/// tmp/        writers create files here, fsync them ...
+/// new/        ... and rename them in: one job (*.json) or a batch (*.jsonl) per file
+/// jobs/       pending jobs, named <id>@<next occurrence>[@<snoozed until>].json
+/// done/       jobs whose last occurrence fired
+/// cancelled/  jobs removed by `herald cancel`
+/// failed/     files that are not valid jobs, each with a <name>.reason sidecar
+/// history.jsonl, status.json, heraldd.lock
+/// ```
+public struct Spool: Sendable {
+    public let root: String
+
+    public init(root: String) {
+        var r = root
+        while r.count > 1, r.hasSuffix("/") { r.removeLast() }
+        self.root = r
+    }
+
+    public var tmp: String { root + "/tmp" }
+    public var new: String { root + "/new" }
+    public var jobs: String { root + "/jobs" }
+    public var done: String { root + "/done" }
+    public var cancelled: String { root + "/cancelled" }
+    public var failed: String { root + "/failed" }
+    public var historyPath: String { root + "/history.jsonl" }
+    public var statusPath: String { root + "/status.json" }
+    public var lockPath: String { root + "/heraldd.lock" }
+
+    static let directories = ["tmp", "new", "jobs", "done", "cancelled", "failed"]
+
+    /// `$XDG_STATE_HOME/herald`, else `~/.local/state/herald`.
+    public static func defaultRoot(environment: [String: String]) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/herald" }
+        return (environment["HOME"] ?? "/tmp") + "/.local/state/herald"
+    }
+
+    /// Creates the spool and its directories (mode 0700) when missing.
+    public func prepare() throws(FileSystemError) {
+        try FileSystem.makeDirectory(root)
+        for d in Self.directories { try FileSystem.makeDirectory(root + "/" + d) }
+    }
+
+    // MARK: writing into the intake (any program may do this)
+
+    /// Writes `contents` into `new/` the maildir way: create in `tmp/`, fsync, rename into
+    /// `new/` under `name` (or a variant of it when that name is taken), fsync `new/`.
+    ///
+    /// - Returns: the path in `new/`.
+    @discardableResult
+    public func submit(_ contents: String, name: String) throws(FileSystemError) -> String {
+        let ext = name.hasSuffix(".jsonl") ? ".jsonl" : ".json"
+        let stem = name.hasSuffix(ext) ? String(name.dropLast(ext.count)) : name
+        let tmpPath = tmp + "/" + stem + "." + String(getpid()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        var candidate = new + "/" + stem + ext
+        while FileSystem.exists(candidate) {
+            candidate = new + "/" + stem + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36) + ext
+        }
+        try FileSystem.writeAtomically(Array(contents.utf8), tmpPath: tmpPath, finalPath: candidate, syncDirectory: true)
+        return candidate
+    }
+
+    /// Submits one job; its `id` must be set.
+    @discardableResult
+    public func submit(_ job: Job, zone: TimeZoneRules = .utc) throws(FileSystemError) -> String {
+        try submit(job.encoded(zone: zone) + "\n", name: (job.id ?? "job") + ".json")
+    }
+
+    // MARK: reading files safely
+
+    /// Opens and reads a file from a spool directory, refusing anything that is not a small
+    /// regular file of ours: the checks are made on the open descriptor (no races).
+    public func readChecked(_ path: String, limit: Int) -> Result<[UInt8], SpoolFileError> {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        switch st.st_mode & S_IFMT {
+        case S_IFLNK: return .failure(.symlink)
+        case S_IFDIR: return .failure(.directory)
+        case S_IFREG: break
+        default: return .failure(.notRegular)
+        }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(errno == ELOOP ? .symlink : .unreadable(String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        guard fstat(fd, &st) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        guard st.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular) }
+        guard st.st_uid == geteuid() else { return .failure(.foreignOwner(uid: st.st_uid, expected: geteuid())) }
+        guard st.st_mode & 0o022 == 0 else { return .failure(.writableByOthers(mode: st.st_mode & 0o7777)) }
+        guard st.st_size <= limit else { return .failure(.tooLarge(size: Int(st.st_size), limit: limit)) }
+        do { return .success(try FileSystem.readAll(fd, path: path, limit: limit)) } catch {
+            return .failure(.unreadable(String(cString: strerror(error.code))))
+        }
+    }
+
+    // MARK: pending jobs
+
+    /// The pending jobs in `jobs/`, and the names there that are not job files.
+    public func pendingJobs() throws(FileSystemError) -> (jobs: [JobFileName], strays: [String]) {
+        var jobs: [JobFileName] = []
+        var strays: [String] = []
+        for name in try FileSystem.list(self.jobs) {
+            if let parsed = JobFileName(parsing: name) { jobs.append(parsed) } else { strays.append(name) }
+        }
+        return (jobs, strays)
+    }
+
+    public func path(of name: JobFileName) -> String { jobs + "/" + name.description }
+
+    /// Reads and decodes a pending job's document.
+    public func loadJob(_ name: JobFileName) -> Result<Job, SpoolFileError> {
+        readChecked(path(of: name), limit: Job.maximumFileSize).flatMap { bytes in
+            do throws(JobError) { return .success(try Job.decode(Data(bytes))) } catch { return .failure(.invalid(error)) }
+        }
+    }
+
+    /// Moves a pending job to its next state (an atomic rename within `jobs/`).
+    public func advance(_ from: JobFileName, to: JobFileName) throws(FileSystemError) {
+        try FileSystem.move(path(of: from), to: path(of: to))
+    }
+
+    /// Moves a job whose last occurrence fired to `done/`.
+    public func finish(_ name: JobFileName) throws(FileSystemError) {
+        try FileSystem.move(path(of: name), to: done + "/" + name.description)
+    }
+
+    /// Moves a pending job to `cancelled/`.
+    public func cancel(_ name: JobFileName) throws(FileSystemError) {
+        try FileSystem.move(path(of: name), to: cancelled + "/" + name.description)
+    }
+
+    /// Moves a file out of `dir` into `failed/` and writes `<name>.reason` beside it.
+    /// Never deletes: a name already taken in `failed/` gets a numeric suffix.
+    ///
+    /// - Returns: the file's new path.
+    @discardableResult
+    public func quarantine(directory dir: String, name: String, reason: String, now: Instant) throws(FileSystemError) -> String {
+        var target = name
+        var n = 0
+        while FileSystem.exists(failed + "/" + target) || FileSystem.exists(failed + "/" + target + ".reason") {
+            n += 1
+            target = name + "." + String(n)
+        }
+        try FileSystem.move(dir + "/" + name, to: failed + "/" + target)
+        let line = ISO8601.format(now, offsetSeconds: 0, zulu: true) + " " + relative(dir) + "/" + name + ": " + reason + "\n"
+        let tmpPath = tmp + "/.reason." + String(getpid()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        try FileSystem.writeAtomically(Array(line.utf8), tmpPath: tmpPath, finalPath: failed + "/" + target + ".reason")
+        return failed + "/" + target
+    }
+
+    /// A spool path relative to the root, for messages: `new/abc.json`.
+    public func relative(_ path: String) -> String {
+        path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    }
+}
+
+/// Why a file in the spool was not trusted.
+public enum SpoolFileError: Error, Equatable, CustomStringConvertible {
+    case symlink
+    case directory
+    case notRegular
+    case foreignOwner(uid: uid_t, expected: uid_t)
+    case writableByOthers(mode: mode_t)
+    case tooLarge(size: Int, limit: Int)
+    case unreadable(String)
+    case invalid(JobError)
+
+    public var description: String {
+        switch self {
+        case .symlink: return "is a symbolic link"
+        case .directory: return "is a directory"
+        case .notRegular: return "is not a regular file"
+        case .foreignOwner(let uid, let expected): return "is owned by uid \(uid), not by this user (uid \(expected))"
+        case .writableByOthers(let mode): return "is writable by group or others (mode 0\(String(mode, radix: 8)))"
+        case .tooLarge(let size, let limit): return "is larger than \(limit / 1024) KiB (\(size) bytes)"
+        case .unreadable(let why): return "cannot be read: \(why)"
+        case .invalid(let error): return error.description
+        }
+    }
+
+    /// The reason without values quoted from the file: safe for logs above debug level.
+    public var redacted: String {
+        if case .invalid(let error) = self { return error.reason }
+        return description
+    }
+}

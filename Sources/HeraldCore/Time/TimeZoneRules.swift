@@ -1,0 +1,252 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A time zone's UTC offsets over time, read from a TZif file (RFC 8536) or a POSIX TZ string.
+///
+/// Herald reads `/usr/share/zoneinfo` itself rather than going through ICU: the rules are the
+/// same ones glibc and systemd use, lookups are cheap, and the CLI starts fast.
+public struct TimeZoneRules: Sendable, Equatable {
+    struct LocalType: Sendable, Equatable {
+        var offset: Int
+        var isDST: Bool
+        var abbreviation: String
+    }
+
+    /// The IANA name ("Europe/Berlin"), "UTC", or the TZ string it came from.
+    public let identifier: String
+    let transitions: [Int64]       // UTC seconds, ascending
+    let transitionTypes: [UInt8]   // index into `types` for each transition
+    let types: [LocalType]
+    let footer: PosixTimeZone?
+
+    public static let utc = TimeZoneRules(identifier: "UTC", transitions: [], transitionTypes: [],
+                                          types: [LocalType(offset: 0, isDST: false, abbreviation: "UTC")], footer: nil)
+
+    init(identifier: String, transitions: [Int64], transitionTypes: [UInt8], types: [LocalType], footer: PosixTimeZone?) {
+        self.identifier = identifier
+        self.transitions = transitions
+        self.transitionTypes = transitionTypes
+        self.types = types
+        self.footer = footer
+    }
+
+    /// A zone from a POSIX TZ string such as `EST5EDT,M3.2.0,M11.1.0`; nil if it is not one.
+    public init?(posix text: String) {
+        guard let rule = PosixTimeZone(text) else { return nil }
+        self.init(identifier: text, transitions: [], transitionTypes: [],
+                  types: [LocalType(offset: rule.standardOffset, isDST: false, abbreviation: rule.standardAbbreviation)],
+                  footer: rule)
+    }
+
+    /// The offset from UTC in seconds in effect at `instant`.
+    public func offset(at instant: Instant) -> Int { localType(atUTC: instant.seconds).offset }
+
+    /// The zone abbreviation ("CET", "EDT") in effect at `instant`.
+    public func abbreviation(at instant: Instant) -> String { localType(atUTC: instant.seconds).abbreviation }
+
+    public func isDaylightTime(at instant: Instant) -> Bool { localType(atUTC: instant.seconds).isDST }
+
+    func localType(atUTC t: Int64) -> LocalType {
+        if let last = transitions.last, t >= last, let footer {
+            let r = footer.offset(atUTC: t)
+            return LocalType(offset: r.offset, isDST: r.isDST, abbreviation: r.abbreviation)
+        }
+        if transitions.isEmpty || t < transitions[0] {
+            if transitions.isEmpty, let footer {
+                let r = footer.offset(atUTC: t)
+                return LocalType(offset: r.offset, isDST: r.isDST, abbreviation: r.abbreviation)
+            }
+            return types[0]
+        }
+        // Last transition at or before t.
+        var lo = 0, hi = transitions.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if transitions[mid] <= t { lo = mid } else { hi = mid - 1 }
+        }
+        return types[Int(transitionTypes[lo])]
+    }
+
+    /// The civil (wall-clock) time at `instant` in this zone.
+    public func civil(_ instant: Instant) -> CivilTime {
+        CivilTime(localSeconds: instant.seconds + Int64(offset(at: instant)), microsecond: Int(instant.microsecondOfSecond))
+    }
+
+    /// How a wall-clock time maps to instants in this zone.
+    public enum Resolution: Equatable, Sendable {
+        /// Exactly one instant has this wall-clock time.
+        case unique(Instant)
+        /// The clock went back: the time happened twice, `earlier` first.
+        case repeated(earlier: Instant, later: Instant)
+        /// The clock jumped forward over it; `after` is where the same elapsed time lands.
+        case skipped(after: Instant)
+    }
+
+    /// The instants at which the wall clock shows `civil` in this zone.
+    public func resolve(_ civil: CivilTime) -> Resolution {
+        let local = civil.localSeconds
+        let micro = Int64(civil.microsecond)
+        var offsets: [Int] = []
+        for probe in [local - 86_400, local, local + 86_400] {
+            let o = localType(atUTC: probe).offset
+            if !offsets.contains(o) { offsets.append(o) }
+        }
+        var matches: [Int64] = []
+        for o in offsets {
+            let t = local - Int64(o)
+            if localType(atUTC: t).offset == o, !matches.contains(t) { matches.append(t) }
+        }
+        matches.sort()
+        func instant(_ s: Int64) -> Instant { Instant(microseconds: s * 1_000_000 + micro) }
+        switch matches.count {
+        case 0:
+            // In a gap: interpret with the offset before the jump (as mktime does with tm_isdst = -1
+            // and glibc), which lands after the transition.
+            let before = localType(atUTC: local - Int64(offsets.max() ?? 0) - 86_400).offset
+            return .skipped(after: instant(local - Int64(before)))
+        case 1: return .unique(instant(matches[0]))
+        default: return .repeated(earlier: instant(matches.first!), later: instant(matches.last!))
+        }
+    }
+}
+
+extension TimeZoneRules {
+    public enum LoadError: Error, Equatable, CustomStringConvertible {
+        case unknownZone(String)
+        case badFile(String)
+
+        public var description: String {
+            switch self {
+            case .unknownZone(let name): return "unknown time zone '\(name)'"
+            case .badFile(let path): return "'\(path)' is not a TZif time zone file"
+            }
+        }
+    }
+
+    public static let zoneinfoDirectory = "/usr/share/zoneinfo"
+
+    /// Whether `name` looks like an IANA zone name (no absolute path, no `..`).
+    public static func isPlausibleName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
+            && name.utf8.allSatisfy { $0 > 32 && $0 < 127 }
+    }
+
+    /// Loads an IANA zone (`Europe/Berlin`), `UTC`, or a TZif file by absolute path.
+    ///
+    /// - Throws: `LoadError.unknownZone` when there is no such zone.
+    public static func named(_ name: String, zoneinfo: String = zoneinfoDirectory) throws(LoadError) -> TimeZoneRules {
+        if name == "UTC" || name == "Etc/UTC" || name == "Z" { return .utc }
+        let path: String
+        if name.hasPrefix("/") { path = name } else {
+            guard isPlausibleName(name) else { throw .unknownZone(name) }
+            path = zoneinfo + "/" + name
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unknownZone(name) }
+        do { return try parseTZif(Array(data), identifier: name) } catch { throw .badFile(path) }
+    }
+
+    /// The local zone as glibc would pick it: `TZ` if set (`:Name`, `Name`, a path or a POSIX
+    /// string), else `/etc/localtime`, else UTC.
+    public static func local(environment: [String: String], zoneinfo: String = zoneinfoDirectory,
+                             localtime: String = "/etc/localtime") -> TimeZoneRules {
+        if let tz = environment["TZ"] {
+            var name = tz
+            if name.hasPrefix(":") { name.removeFirst() }
+            if name.isEmpty { return .utc }
+            if let zone = try? named(name, zoneinfo: zoneinfo) { return zone }
+            if let zone = TimeZoneRules(posix: name) { return zone }
+            return .utc
+        }
+        guard let data = FileManager.default.contents(atPath: localtime),
+              let zone = try? parseTZif(Array(data), identifier: localZoneName(localtime: localtime, zoneinfo: zoneinfo))
+        else { return .utc }
+        return zone
+    }
+
+    /// The IANA name behind `/etc/localtime` when it is a link into zoneinfo, else "localtime".
+    static func localZoneName(localtime: String, zoneinfo: String) -> String {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: localtime) else {
+            return "localtime"
+        }
+        for marker in ["zoneinfo/"] {
+            if let range = target.range(of: marker, options: .backwards) {
+                return String(target[range.upperBound...])
+            }
+        }
+        return "localtime"
+    }
+
+    struct TZifError: Error {}
+
+    /// Parses TZif data (version 1 to 4), using the 64-bit block and footer when present.
+    static func parseTZif(_ b: [UInt8], identifier: String) throws -> TimeZoneRules {
+        func u32(_ at: Int) throws -> Int {
+            guard at + 4 <= b.count else { throw TZifError() }
+            return Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3])
+        }
+        func s32(_ at: Int) throws -> Int64 { Int64(Int32(truncatingIfNeeded: try u32(at))) }
+        func s64(_ at: Int) throws -> Int64 {
+            guard at + 8 <= b.count else { throw TZifError() }
+            var v: UInt64 = 0
+            for k in 0..<8 { v = v << 8 | UInt64(b[at + k]) }
+            return Int64(bitPattern: v)
+        }
+        guard b.count >= 44, b[0] == 0x54, b[1] == 0x5A, b[2] == 0x69, b[3] == 0x66 else { throw TZifError() }
+        let version = b[4]
+        struct Header { var isut, isstd, leap, time, type, char: Int }
+        func header(_ at: Int) throws -> Header {
+            Header(isut: try u32(at + 20), isstd: try u32(at + 24), leap: try u32(at + 28),
+                   time: try u32(at + 32), type: try u32(at + 36), char: try u32(at + 40))
+        }
+        var h = try header(0)
+        var base = 44
+        var timeSize = 4
+        if version >= 0x32 {  // '2' or later: skip the v1 block
+            base += h.time * 5 + h.type * 6 + h.char + h.leap * 8 + h.isstd + h.isut
+            guard b.count >= base + 44 else { throw TZifError() }
+            h = try header(base)
+            base += 44
+            timeSize = 8
+        }
+        guard h.type >= 1, h.type <= 256 else { throw TZifError() }
+        var transitions: [Int64] = []
+        transitions.reserveCapacity(h.time)
+        var at = base
+        for _ in 0..<h.time {
+            transitions.append(timeSize == 8 ? try s64(at) : try s32(at))
+            at += timeSize
+        }
+        guard at + h.time <= b.count else { throw TZifError() }
+        let transitionTypes = Array(b[at..<(at + h.time)])
+        at += h.time
+        var raw: [(Int, Bool, Int)] = []
+        for _ in 0..<h.type {
+            guard at + 6 <= b.count else { throw TZifError() }
+            raw.append((Int(try s32(at)), b[at + 4] != 0, Int(b[at + 5])))
+            at += 6
+        }
+        guard at + h.char <= b.count else { throw TZifError() }
+        let chars = Array(b[at..<(at + h.char)])
+        at += h.char
+        let types = raw.map { offset, isDST, index -> LocalType in
+            var end = index
+            while end < chars.count, chars[end] != 0 { end += 1 }
+            let abbr = index < chars.count ? String(decoding: chars[index..<end], as: UTF8.self) : ""
+            return LocalType(offset: offset, isDST: isDST, abbreviation: abbr)
+        }
+        guard transitionTypes.allSatisfy({ Int($0) < types.count }) else { throw TZifError() }
+        at += h.leap * (timeSize + 4) + h.isstd + h.isut
+        var footer: PosixTimeZone? = nil
+        if timeSize == 8, at < b.count, b[at] == 0x0A {
+            var end = at + 1
+            while end < b.count, b[end] != 0x0A { end += 1 }
+            let text = String(decoding: b[(at + 1)..<end], as: UTF8.self)
+            if !text.isEmpty { footer = PosixTimeZone(text) }
+        }
+        return TimeZoneRules(identifier: identifier, transitions: transitions, transitionTypes: transitionTypes,
+                             types: types, footer: footer)
+    }
+}

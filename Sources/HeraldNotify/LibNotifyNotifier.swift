@@ -1,0 +1,132 @@
+import CLibNotify
+import Foundation
+import HeraldCore
+import Logging
+
+/// What the notification server says about itself (GetServerInformation, GetCapabilities).
+public struct ServerInfo: Sendable, Equatable {
+    public var name: String
+    public var vendor: String
+    public var version: String
+    public var specVersion: String
+    public var capabilities: [String]
+}
+
+/// Shows notifications through libnotify on a private GLib main-loop thread.
+///
+/// `notify_notification_show` is synchronous: a hung server blocks this thread (up to
+/// libnotify's 25 s timeout) but never the caller, who gets a completion instead.
+public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
+    private let glib: GLibThread
+    private let logger: Logger
+    // Touched only on the GLib thread.
+    private var capabilities: Set<String>?
+
+    /// Starts the GLib thread and initialises libnotify with the app name "Herald".
+    public init(logger: Logger) {
+        self.logger = logger
+        glib = GLibThread()
+        glib.sync { _ = notify_init(NotificationRequest.appName) }
+    }
+
+    deinit {
+        glib.perform { notify_uninit() }
+        glib.stop()
+    }
+
+    public func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
+        glib.perform { [self] in
+            completion(showOnGLibThread(request))
+        }
+    }
+
+    /// The server's name, version and capabilities, or the error that prevents asking.
+    public func serverInfo() -> Result<ServerInfo, NotifierError> {
+        glib.sync { [self] in serverInfoOnGLibThread() }
+    }
+
+    // MARK: GLib thread only
+
+    private func showOnGLibThread(_ request: NotificationRequest) -> Result<Void, NotifierError> {
+        if capabilities == nil {
+            capabilities = serverCapabilities()
+        }
+        let markup = capabilities?.contains("body-markup") ?? false
+        let body = markup ? TextSafety.escapeMarkup(request.body) : request.body
+        let notification = notify_notification_new(request.summary, body, Self.iconReference(request.icon))!
+        defer { herald_notification_unref(notification) }
+        notify_notification_set_app_name(notification, NotificationRequest.appName)
+        notify_notification_set_urgency(notification, Self.urgency(request.urgency))
+        notify_notification_set_category(notification, request.category)
+        notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
+        var error: UnsafeMutablePointer<GError>? = nil
+        if notify_notification_show(notification, &error) != 0 {
+            return .success(())
+        }
+        let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+        if let error { g_error_free(error) }
+        capabilities = nil  // the server may come back different
+        return .failure(Self.classify(message))
+    }
+
+    /// The server's capabilities, or nil if it cannot be asked.
+    private func serverCapabilities() -> Set<String>? {
+        guard let list = notify_get_server_caps() else { return nil }
+        var caps = Set<String>()
+        var node: UnsafeMutablePointer<GList>? = list
+        while let n = node {
+            if let data = n.pointee.data { caps.insert(String(cString: data.assumingMemoryBound(to: CChar.self))) }
+            node = n.pointee.next
+        }
+        g_list_free_full(list, g_free)
+        return caps
+    }
+
+    private func serverInfoOnGLibThread() -> Result<ServerInfo, NotifierError> {
+        var name: UnsafeMutablePointer<CChar>? = nil, vendor: UnsafeMutablePointer<CChar>? = nil
+        var version: UnsafeMutablePointer<CChar>? = nil, spec: UnsafeMutablePointer<CChar>? = nil
+        guard notify_get_server_info(&name, &vendor, &version, &spec) != 0 else {
+            return .failure(NotifierError(.noServer, detail: "GetServerInformation failed"))
+        }
+        func take(_ p: UnsafeMutablePointer<CChar>?) -> String {
+            defer { g_free(p) }
+            return p.map { String(cString: $0) } ?? ""
+        }
+        let caps = serverCapabilities() ?? []
+        capabilities = caps
+        return .success(ServerInfo(name: take(name), vendor: take(vendor), version: take(version),
+                                   specVersion: take(spec), capabilities: caps.sorted()))
+    }
+
+    static func urgency(_ u: Job.Urgency) -> NotifyUrgency {
+        switch u {
+        case .low: return NOTIFY_URGENCY_LOW
+        case .normal: return NOTIFY_URGENCY_NORMAL
+        case .critical: return NOTIFY_URGENCY_CRITICAL
+        }
+    }
+
+    /// An icon name as is; an image path as a `file://` URI (the spec's app_icon forms).
+    static func iconReference(_ icon: String?) -> String? {
+        guard let icon, !icon.isEmpty else { return nil }
+        guard icon.hasPrefix("/") else { return icon }
+        return URL(fileURLWithPath: icon).absoluteString
+    }
+
+    /// Maps libnotify/GDBus error text to what went wrong.
+    static func classify(_ message: String) -> NotifierError {
+        if message.contains("ServiceUnknown") || message.contains("not provided by any .service")
+            || message.contains("NameHasNoOwner") {
+            return NotifierError(.noServer, detail: message)
+        }
+        if message.contains("Timeout was reached") || message.contains("NoReply") {
+            return NotifierError(.timeout, detail: message)
+        }
+        if message.contains("autolaunch") || message.contains("DBUS_SESSION_BUS_ADDRESS")
+            || message.contains("Could not connect") || message.contains("Connection refused")
+            || message.contains("No such file or directory") || message.contains("connection is closed") {
+            return NotifierError(.noBus, detail: message)
+        }
+        return NotifierError(.failed, detail: message)
+    }
+}

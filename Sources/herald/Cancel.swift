@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+extension Herald {
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Cancel pending jobs.",
+            discussion: "The job file moves to the spool's cancelled/ directory; nothing is deleted.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Job ids (or unique prefixes).")
+        var ids: [String]
+
+        func validate() throws {
+            if ids.isEmpty { throw ValidationError("name at least one job id (see 'herald list')") }
+        }
+
+        func run() async throws {
+            let ctx = try await CLIContext.load(global)
+            let targets = try ids.map { try ctx.findOne($0) }  // all found before any is cancelled
+            for target in targets {
+                try ctx.cancel(target)
+                say("Cancelled \(target.id) (\(ctx.kindLabel(target)))")
+            }
+        }
+    }
+}
+
+extension CLIContext {
+    /// Moves a pending job to `cancelled/`, following it if the daemon renames it meanwhile.
+    func cancel(_ target: PendingJob) throws {
+        var current = target
+        for _ in 0..<5 {
+            do {
+                switch current.location {
+                case .jobs(let name):
+                    try spool.cancel(name)
+                case .intake(let file):
+                    try FileSystem.move(spool.new + "/" + file, to: spool.cancelled + "/" + file)
+                case .batch(let file, _):
+                    throw CLIError.data("job '\(target.id)' is in the batch 'new/\(file)', which heraldd has not taken in yet: start heraldd, then cancel it")
+                }
+                return
+            } catch let error as FileSystemError where error.isNotFound {
+                // The daemon moved it (took it in, or fired it): look again.
+                guard let again = spool.findPending(target.id, defaultLead: config.lead).first(where: { $0.id == target.id }) else {
+                    throw CLIError.data("job '\(target.id)' is no longer pending (it just fired?)")
+                }
+                current = again
+            } catch let error as FileSystemError {
+                throw CLIError.failure("\(error)")
+            }
+        }
+        throw CLIError.failure("job '\(target.id)' kept moving; try again")
+    }
+}

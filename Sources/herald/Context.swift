@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+/// `--spool` and `--config`, on every subcommand.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The spool directory (default: $HERALD_SPOOL, the config's 'spool', or $XDG_STATE_HOME/herald).",
+                               valueName: "dir"))
+    var spool: String?
+
+    @Option(help: ArgumentHelp("The configuration file (default: $HERALD_CONFIG or ~/.config/herald/config.yaml).",
+                               valueName: "file"))
+    var config: String?
+}
+
+/// What every command needs: the configuration, the spool, the local zone and "now".
+struct CLIContext {
+    let config: HeraldConfig
+    let spool: Spool
+    let zone: TimeZoneRules
+    let now: Instant
+    let environment: [String: String]
+
+    static func load(_ options: GlobalOptions) async throws -> CLIContext {
+        let environment = ProcessInfo.processInfo.environment
+        var source = ConfigLoader.defaultPath(environment: environment)
+        if let path = options.config { source = (path, true) }
+        let config: HeraldConfig
+        do {
+            config = try await ConfigLoader.load(path: source.path, explicit: source.explicit, environment: environment)
+        } catch {
+            throw CLIError.data(error.description)
+        }
+        let root = options.spool ?? config.spool ?? Spool.defaultRoot(environment: environment)
+        return CLIContext(config: config, spool: Spool(root: root), zone: TimeZoneRules.local(environment: environment),
+                          now: SystemClock.now, environment: environment)
+    }
+
+    /// Writes a job into the spool's intake.
+    func submit(_ job: Job) throws {
+        do {
+            try spool.prepare()
+            try spool.submit(job, zone: zone)
+        } catch {
+            throw CLIError.failure("\(error)")
+        }
+    }
+
+    /// "14:05 (in 14 min)".
+    func when(_ t: Instant) -> String {
+        RelativeTime.clock(t, zone: zone, now: now) + " (" + RelativeTime.phrase(t, now: now) + ")"
+    }
+
+    /// `now + span`, to the millisecond.
+    func fromNow(_ span: Span) -> Instant {
+        Instant(microseconds: ((now + span).microseconds + 500) / 1000 * 1000)
+    }
+
+    /// A new random job id.
+    func newID() -> String {
+        var rng = SystemRandomNumberGenerator()
+        return JobID.random(using: &rng)
+    }
+}
+
+enum SystemClock {
+    static var now: Instant {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Instant(microseconds: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000)
+    }
+}
+
+/// `--at TIME` / `--in SPAN`, exactly one of them.
+struct WhenOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("When: ISO-8601 (2026-11-22T14:05[+01:00]) or HH:MM (the next such time).", valueName: "time"))
+    var at: String?
+
+    @Option(name: .customLong("in"), help: ArgumentHelp("When, from now: a span such as 15m or 1h 30min.", valueName: "span"))
+    var inSpan: String?
+
+    /// The instant meant, which may be in the past (callers decide whether that is allowed).
+    func resolve(_ ctx: CLIContext) throws -> Instant {
+        switch (at, inSpan) {
+        case (nil, nil): throw CLIError.usage("say when: --at TIME or --in SPAN")
+        case (_?, _?): throw CLIError.usage("use either --at or --in, not both")
+        case (let text?, nil):
+            guard let t = TimeInput.parse(text, now: ctx.now, zone: ctx.zone) else {
+                throw CLIError.usage("--at: '\(text)' is not a time: use ISO-8601 (2026-11-22T14:05) or HH:MM")
+            }
+            return t
+        case (nil, let text?):
+            let span = try parseSpan(text, option: "--in")
+            guard span > .zero else { throw CLIError.usage("--in: '\(text)' is not after now: use a span above 0") }
+            return ctx.fromNow(span)
+        }
+    }
+}
+
+/// Parses a systemd-style span for an option, refusing with the option's name.
+func parseSpan(_ text: String, option: String) throws -> Span {
+    do { return try TimeSpan.parse(text) } catch {
+        throw CLIError.usage("\(option): '\(text)' is not a time span: \(error)")
+    }
+}
+
+extension Job.Urgency: ExpressibleByArgument {}
+
+/// Writes to stdout.
+func say(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}

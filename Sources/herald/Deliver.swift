@@ -1,0 +1,124 @@
+import Foundation
+import ArgumentParser
+import HeraldCore
+
+extension Herald {
+    struct Deliver: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Schedule a delivery: a heads-up before it arrives and a notice when it does.",
+            discussion: """
+                Both popups greet the recipient by name and give the delivery address and the items. \
+                Name and address come from --name/--address or the config's profile. If the heads-up \
+                time has already passed, the heads-up fires at once with the real minutes left.
+
+                Examples:
+                  herald deliver --in 40m --item apple --item "milk x2"
+                  herald deliver --at 18:30 --lead 10m --name "Alice Smith" --address "12 Elm St"
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var when: WhenOptions
+
+        @Option(help: ArgumentHelp("How long before arrival the heads-up fires; 0 for none (default: the config's, 15m).",
+                                   valueName: "span"))
+        var lead: String?
+
+        @Option(help: ArgumentHelp("The recipient's name (default: the config's profile.name).", valueName: "name"))
+        var name: String?
+
+        @Option(help: ArgumentHelp("The delivery address (default: the config's profile.address).", valueName: "address"))
+        var address: String?
+
+        @Option(name: .customLong("item"), help: ArgumentHelp("An item, with an optional quantity: \"milk x2\". Repeatable.",
+                                                                 valueName: "item"))
+        var items: [String] = []
+
+        @Option(help: "low, normal or critical (default: the config's, normal).")
+        var urgency: Job.Urgency?
+
+        @Option(help: ArgumentHelp("A freedesktop icon name or an image path for the popups.", valueName: "icon"))
+        var icon: String?
+
+        @Option(help: ArgumentHelp("Use this job id instead of a random one.", valueName: "id"))
+        var id: String?
+
+        func run() async throws {
+            let ctx = try await CLIContext.load(global)
+            let arrival = try when.resolve(ctx)
+            guard arrival > ctx.now else {
+                throw CLIError.usage("the arrival time \(ISO8601.format(arrival, in: ctx.zone)) is in the past")
+            }
+            let leadSpan = try lead.map { try parseSpan($0, option: "--lead") } ?? ctx.config.lead
+            let recipientName = name ?? ctx.config.profile.name
+            let recipientAddress = address ?? ctx.config.profile.address
+            guard let recipientName, !recipientName.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw CLIError.usage("no recipient name: pass --name NAME, or set profile.name in the config (or HERALD_PROFILE_NAME)")
+            }
+            guard let recipientAddress, !recipientAddress.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw CLIError.usage("no delivery address: pass --address ADDRESS, or set profile.address in the config (or HERALD_PROFILE_ADDRESS)")
+            }
+            let parsedItems = try items.map(Self.parseItem)
+            let jobID = try id.map(checkedID) ?? ctx.newID()
+            let icon = try icon.map(checkedIcon)
+            let job = Job(kind: .delivery, id: jobID, at: arrival, timezone: ctx.zone.identifierForJobs, icon: icon,
+                          urgency: urgency, recipient: .init(name: recipientName, address: recipientAddress),
+                          items: parsedItems, lead: leadSpan)
+            try ctx.submit(job)
+            var line = "Delivery \(jobID): arrives \(ctx.when(arrival))"
+            if leadSpan > .zero {
+                let headsUp = arrival - leadSpan
+                line += headsUp <= ctx.now ? ", heads-up now" : ", heads-up \(RelativeTime.clock(headsUp, zone: ctx.zone, now: ctx.now))"
+            }
+            if !parsedItems.isEmpty { line += "; " + MessageRenderer.itemsPhrase(parsedItems) }
+            say(line)
+        }
+
+        /// "milk x2", "milk ×2", "milk*2", "milk x 2" → milk, 2; "apple" → apple, 1. An `x` counts
+        /// only after a space, so "box2" stays a name.
+        static func parseItem(_ text: String) throws -> Job.Item {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { throw CLIError.usage("--item: an item needs a name") }
+            var chars = Array(trimmed)
+            var digits = ""
+            while let last = chars.last, last.isASCII, last.isNumber { digits = String(last) + digits; chars.removeLast() }
+            while chars.last == " " { chars.removeLast() }
+            guard !digits.isEmpty, let marker = chars.last, "xX×*".contains(marker) else { return Job.Item(name: trimmed) }
+            chars.removeLast()
+            if marker == "x" || marker == "X" { guard chars.last == " " else { return Job.Item(name: trimmed) } }
+            let name = String(chars).trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { return Job.Item(name: trimmed) }
+            guard let quantity = Int(digits), quantity >= 1, quantity <= 1_000_000 else {
+                throw CLIError.usage("--item: '\(text)' has a quantity outside 1 to 1000000")
+            }
+            return Job.Item(name: name, quantity: quantity)
+        }
+    }
+}
+
+/// Refuses an id that is not `[A-Za-z0-9._-]{1,64}`.
+func checkedID(_ id: String) throws -> String {
+    guard Job.isValidID(id) else {
+        throw CLIError.usage("--id: '\(id)' is not a valid id: use 1 to 64 of A-Z a-z 0-9 . _ -")
+    }
+    return id
+}
+
+/// An icon name as is; an image path must exist.
+func checkedIcon(_ icon: String) throws -> String {
+    if icon.isEmpty { throw CLIError.usage("--icon: the icon is empty") }
+    if icon.contains("/") {
+        guard icon.hasPrefix("/") else { throw CLIError.usage("--icon: '\(icon)' must be an absolute path or an icon name") }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: icon, isDirectory: &isDir), !isDir.boolValue else {
+            throw CLIError.usage("--icon: '\(icon)' is not an image file")
+        }
+    }
+    return icon
+}
+
+extension TimeZoneRules {
+    /// The zone name to store in a job: an IANA name, or nil when the local zone has none.
+    var identifierForJobs: String? {
+        identifier == "localtime" || !TimeZoneRules.isPlausibleName(identifier) || identifier.contains(",") ? nil : identifier
+    }
+}

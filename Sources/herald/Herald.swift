@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+@main
+struct Herald: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "herald",
+        abstract: "Schedule desktop notifications: deliveries, reminders and timers.",
+        discussion: """
+            Jobs go into the spool; heraldd fires each one at its time as a desktop popup. \
+            Times are ISO-8601 (2026-11-22T14:05, with or without an offset) or HH:MM (the next \
+            such time); spans use systemd's syntax (15m, 1h 30min, 2d).
+
+            Exit status: 0 on success, 64 for a bad option or argument, 65 for bad data (a job \
+            file, an unknown job id, a bad config), 1 when something else failed.
+            """,
+        version: HeraldVersion.string,
+        subcommands: [Deliver.self, Remind.self, TimerCommand.self, List.self, Show.self, Cancel.self,
+                      Status.self, Validate.self, Import.self])
+
+    /// Runs the command; Herald's own errors print one line and exit 64/65/1.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var async = command as? AsyncParsableCommand {
+                try await async.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("herald: \(error.message)\n".utf8))
+            Foundation.exit(error.code)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// A refusal: one line naming the value and why, and the exit status that goes with it.
+struct CLIError: Error {
+    var message: String
+    var code: Int32
+
+    /// A bad option or argument (EX_USAGE).
+    static func usage(_ message: String) -> CLIError { CLIError(message: message, code: 64) }
+    /// Bad data: a job file, an unknown id, a bad config (EX_DATAERR).
+    static func data(_ message: String) -> CLIError { CLIError(message: message, code: 65) }
+    /// Something else went wrong (a file could not be written).
+    static func failure(_ message: String) -> CLIError { CLIError(message: message, code: 1) }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+extension Herald {
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Enqueue many jobs at once from JSON Lines (one job document per line).",
+            discussion: """
+                Every line is checked first; if any is bad, nothing is written and each problem is \
+                listed (exit 65). Lines without an id get one. The jobs enter the spool as one batch \
+                file, which heraldd takes in at once.
+
+                Example:
+                  herald import jobs.jsonl
+                  generate-jobs | herald import -
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "A JSON Lines file, or - for standard input.")
+        var file: String
+
+        func run() async throws {
+            let data = try readInput(file)
+            let ctx = try await CLIContext.load(global)
+            let decoded = JobLines.decode(data)
+            var problems = decoded.problems.map { "line \($0.line): \($0.message)" }
+            var seen = Set<String>()
+            var lines: [String] = []
+            lines.reserveCapacity(decoded.jobs.count)
+            var rng = SystemRandomNumberGenerator()
+            for (number, var job) in decoded.jobs {
+                if job.id == nil { job.id = JobID.random(using: &rng) }
+                if !seen.insert(job.id!).inserted { problems.append("line \(number): id '\(job.id!)' appears twice") }
+                if job.every == nil, let at = job.at, at <= ctx.now {
+                    problems.append("line \(number): 'at' \(ISO8601.format(at, in: ctx.zone)) is in the past")
+                }
+                lines.append(job.encoded(zone: ctx.zone))
+            }
+            if decoded.jobs.isEmpty && problems.isEmpty { problems.append("no jobs in '\(file)'") }
+            if !problems.isEmpty {
+                let shown = problems.prefix(20)
+                FileHandle.standardError.write(Data(shown.map { "herald: \($0)\n" }.joined().utf8))
+                if problems.count > shown.count {
+                    FileHandle.standardError.write(Data("herald: ... and \(problems.count - shown.count) more\n".utf8))
+                }
+                throw CLIError.data("nothing imported: \(problems.count) problem\(problems.count == 1 ? "" : "s") in '\(file)'")
+            }
+            let taken = Set(ctx.spool.listPending(defaultLead: ctx.config.lead, loadDocuments: false).map(\.id))
+            if let clash = seen.first(where: taken.contains) {
+                throw CLIError.data("nothing imported: id '\(clash)' is already pending")
+            }
+            do {
+                try ctx.spool.prepare()
+                let path = try ctx.spool.submit(lines.joined(separator: "\n") + "\n", name: "import-\(ctx.newID()).jsonl")
+                say("Imported \(lines.count) job\(lines.count == 1 ? "" : "s") (\(ctx.spool.relative(path)))")
+            } catch {
+                throw CLIError.failure("\(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+extension Herald {
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List pending jobs, next due first.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print JSON (an array of jobs) for scripts.")
+        var json = false
+
+        func run() async throws {
+            let ctx = try await CLIContext.load(global)
+            let jobs = ctx.spool.listPending(defaultLead: ctx.config.lead)
+            if json {
+                say(JSONWriter.render(.array(jobs.map { ctx.jsonValue(of: $0) }), pretty: true))
+                return
+            }
+            guard !jobs.isEmpty else { say("No pending jobs."); return }
+            var rows = [["ID", "DUE", "", "KIND", "WHAT"]]
+            for p in jobs {
+                let due = p.fireAt.map { RelativeTime.clock($0, zone: ctx.zone, now: ctx.now) } ?? "-"
+                let rel = p.fireAt.map { RelativeTime.phrase($0, now: ctx.now) } ?? ""
+                rows.append([p.id, due, rel, ctx.kindLabel(p), ctx.summary(of: p)])
+            }
+            say(Table.render(rows))
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one pending job: its schedule and its job file.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The job id (or a unique prefix of it).")
+        var id: String
+
+        func run() async throws {
+            let ctx = try await CLIContext.load(global)
+            let p = try ctx.findOne(id)
+            say("id:       \(p.id)")
+            if let job = p.job { say("kind:     \(job.kind.rawValue)") }
+            if let fire = p.fireAt {
+                let role = p.job.map { " (\($0.role(of: p.occurrence ?? fire).rawValue))" } ?? ""
+                say("next:     \(ISO8601.format(fire, in: ctx.zone)), \(RelativeTime.phrase(fire, now: ctx.now))\(role)")
+            }
+            if case .jobs(let name) = p.location, let snoozed = name.snoozedUntil {
+                say("snoozed:  until \(ISO8601.format(snoozed, in: ctx.zone))")
+            }
+            say("file:     \(ctx.spool.root)/\(p.path)\(p.isWaitingForDaemon ? "  (not yet taken in by heraldd)" : "")")
+            if let problem = p.problem { say("problem:  \(problem)") }
+            if let job = p.job {
+                say("")
+                say(JSONWriter.render(job.jsonValue(zone: job.timezone.flatMap { try? TimeZoneRules.named($0) } ?? ctx.zone),
+                                      pretty: true))
+            }
+        }
+    }
+}
+
+extension PendingJob {
+    /// The occurrence the next firing is for (differs from `fireAt` when snoozed).
+    var occurrence: Instant? {
+        if case .jobs(let name) = location { return name.occurrence }
+        return fireAt
+    }
+
+    var isWaitingForDaemon: Bool {
+        if case .jobs = location { return false }
+        return true
+    }
+}
+
+extension CLIContext {
+    /// The one pending job `query` names; refuses unknown and ambiguous ids.
+    func findOne(_ query: String) throws -> PendingJob {
+        let found = spool.findPending(query, defaultLead: config.lead)
+        switch found.count {
+        case 0: throw CLIError.data("no pending job '\(query)' (see 'herald list')")
+        case 1: return found[0]
+        default:
+            throw CLIError.data("'\(query)' matches \(found.count) jobs: \(found.prefix(5).map(\.id).joined(separator: ", "))")
+        }
+    }
+
+    func kindLabel(_ p: PendingJob) -> String {
+        guard let job = p.job else { return "?" }
+        if job.kind == .delivery, let occ = p.occurrence { return "delivery/" + job.role(of: occ).rawValue }
+        return job.kind.rawValue
+    }
+
+    /// One line about what the job says.
+    func summary(of p: PendingJob) -> String {
+        guard let job = p.job else { return p.problem.map { "(unreadable: \($0))" } ?? "" }
+        let text: String
+        switch job.kind {
+        case .delivery:
+            var parts: [String] = []
+            if let at = job.at { parts.append("arrives " + RelativeTime.clock(at, zone: zone, now: now)) }
+            if let address = job.recipient?.address ?? config.profile.address { parts.append("at " + address) }
+            let items = MessageRenderer.itemsPhrase(job.items)
+            if !items.isEmpty { parts.append(items) }
+            text = parts.joined(separator: ", ")
+        case .reminder, .habit:
+            text = [job.title, job.text].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+        }
+        let flat = TextSafety.stripControls(text, keepNewlines: false)
+        return flat.count > 60 ? String(flat.prefix(59)) + "…" : flat
+    }
+
+    func jsonValue(of p: PendingJob) -> JSONWriter.Value {
+        var f: [(String, JSONWriter.Value)] = [("id", .string(p.id))]
+        f.append(("due", p.fireAt.map { .string(ISO8601.format($0, in: zone)) } ?? .null))
+        if case .jobs(let name) = p.location, name.snoozedUntil != nil {
+            f.append(("occurrence", .string(ISO8601.format(name.occurrence, in: zone))))
+        }
+        if let job = p.job, let occ = p.occurrence { f.append(("role", .string(job.role(of: occ).rawValue))) }
+        f.append(("state", .string(p.isWaitingForDaemon ? "intake" : "scheduled")))
+        if let problem = p.problem { f.append(("problem", .string(problem))) }
+        f.append(("job", p.job.map { $0.jsonValue(zone: zone) } ?? .null))
+        return .object(f)
+    }
+}
+
+/// Left-aligned columns separated by two spaces; the last column is not padded.
+enum Table {
+    static func render(_ rows: [[String]]) -> String {
+        guard let columns = rows.map(\.count).max() else { return "" }
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows { for (k, cell) in row.enumerated() where k < columns - 1 { widths[k] = max(widths[k], cell.count) } }
+        return rows.map { row in
+            row.enumerated().map { k, cell in
+                k == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[k] - cell.count)
+            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n")
+    }
+}

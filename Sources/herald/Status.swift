@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+extension Herald {
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Is heraldd running, what is pending, and are notifications getting through?",
+            discussion: "Exit status: 0 when heraldd runs and notifications get through, 3 when heraldd is not running, 1 when notifications are failing.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print JSON for scripts.")
+        var json = false
+
+        func run() async throws {
+            let ctx = try await CLIContext.load(global)
+            let pid = SpoolLock.runningDaemon(ctx.spool)
+            let status = FileManager.default.contents(atPath: ctx.spool.statusPath).flatMap(DaemonStatus.init(json:))
+            let pending = ctx.spool.listPending(defaultLead: ctx.config.lead, loadDocuments: false)
+            let next = pending.first { $0.fireAt != nil }
+            let waiting = pending.filter(\.isWaitingForDaemon).count
+            let failing = pid != nil && status?.lastError != nil
+            if json {
+                var f: [(String, JSONWriter.Value)] = [
+                    ("running", .bool(pid != nil)), ("pid", pid.map { .int(Int64($0)) } ?? .null),
+                    ("version", status.map { .string($0.version) } ?? .null),
+                    ("spool", .string(ctx.spool.root)), ("pending", .int(Int64(pending.count))),
+                    ("nextDue", next?.fireAt.map { .string(ISO8601.format($0, in: ctx.zone)) } ?? .null),
+                    ("nextID", next.map { .string($0.id) } ?? .null),
+                    ("lastError", pid != nil ? status?.lastError.map { .string($0) } ?? .null : .null),
+                ]
+                f.append(("notifier", status.map { .string($0.notifier) } ?? .null))
+                say(JSONWriter.render(.object(f), pretty: true))
+            } else {
+                if let pid {
+                    var line = "heraldd: running (pid \(pid)"
+                    if let status { line += ", version \(status.version), \(status.notifier) notifier, started \(RelativeTime.phrase(status.startedAt, now: ctx.now))" }
+                    say(line + ")")
+                } else {
+                    say("heraldd: not running (start it with 'systemctl --user start heraldd' or 'heraldd')")
+                }
+                say("spool:   \(ctx.spool.root)")
+                var pendingLine = "pending: \(pending.count) job\(pending.count == 1 ? "" : "s")"
+                if waiting > 0 { pendingLine += " (\(waiting) not yet taken in by heraldd)" }
+                say(pendingLine)
+                if let next, let due = next.fireAt { say("next:    \(next.id) at \(ctx.when(due))") }
+                if pid != nil, let status {
+                    if let error = status.lastError {
+                        var line = "notifications: failing: \(error)"
+                        if let since = status.lastErrorAt { line += " (since \(RelativeTime.clock(since, zone: ctx.zone, now: ctx.now)))" }
+                        if let retry = status.retryAt { line += "; retrying \(RelativeTime.phrase(retry, now: ctx.now))" }
+                        say(line)
+                    } else {
+                        say("notifications: ok")
+                    }
+                }
+            }
+            if pid == nil { throw ExitCode(3) }
+            if failing { throw ExitCode(1) }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+extension Herald {
+    struct Validate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check job files against the job format (version 1).",
+            discussion: "A .jsonl file is checked line by line. Prints one line per problem; exit 65 if any.")
+
+        @Argument(help: "Job files (.json: one job; .jsonl: one job per line); - reads standard input.")
+        var files: [String]
+
+        func validate() throws {
+            if files.isEmpty { throw ValidationError("name at least one file") }
+        }
+
+        func run() async throws {
+            var bad = 0
+            for file in files {
+                let data = try readInput(file)
+                let label = file == "-" ? "<stdin>" : file
+                if file.hasSuffix(".jsonl") {
+                    let results = JobLines.decode(data)
+                    for problem in results.problems { say("\(label):\(problem.line): \(problem.message)") }
+                    bad += results.problems.count
+                    if results.problems.isEmpty { say("\(label): ok (\(results.jobs.count) jobs)") }
+                } else {
+                    if data.count > Job.maximumFileSize {
+                        say("\(label): larger than \(Job.maximumFileSize / 1024) KiB (\(data.count) bytes)")
+                        bad += 1
+                        continue
+                    }
+                    do {
+                        let job = try Job.decode(data)
+                        say("\(label): ok (\(job.kind.rawValue)\(job.id.map { " \($0)" } ?? ""))")
+                    } catch {
+                        say("\(label): \(error)")
+                        bad += 1
+                    }
+                }
+            }
+            if bad > 0 { throw ExitCode(65) }
+        }
+    }
+}
+
+/// Reads a file, or standard input for "-".
+func readInput(_ file: String) throws -> Data {
+    if file == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+    guard let data = FileManager.default.contents(atPath: file) else {
+        throw CLIError.data("cannot read '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied or a directory" : "no such file")")
+    }
+    return data
+}
+
+/// JSON Lines of job documents: each non-blank line one job.
+enum JobLines {
+    struct Problem { var line: Int; var message: String }
+
+    static func decode(_ data: Data) -> (jobs: [(line: Int, job: Job)], problems: [Problem]) {
+        var jobs: [(Int, Job)] = []
+        var problems: [Problem] = []
+        var number = 0
+        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+            if line.count > Job.maximumFileSize {
+                problems.append(Problem(line: number, message: "longer than \(Job.maximumFileSize / 1024) KiB"))
+                continue
+            }
+            do { jobs.append((number, try Job.decode(Data(line)))) } catch {
+                problems.append(Problem(line: number, message: error.description))
+            }
+        }
+        return (jobs, problems)
+    }
+}

@@ -1,0 +1,90 @@
+import Testing
+@testable import HeraldCore
+
+struct ConfigTests {
+    let dir = TemporaryDirectory()
+
+    func load(_ yaml: String?, env: [String: String] = [:]) async throws(ConfigError) -> HeraldConfig {
+        if let yaml { dir.write("config.yaml", yaml) }
+        return try await ConfigLoader.load(path: dir.path + "/config.yaml", explicit: yaml != nil, environment: env)
+    }
+
+    @Test func aMissingDefaultFileMeansDefaults() async throws {
+        let config = try await load(nil)
+        #expect(config == HeraldConfig())
+        #expect(config.lead == .minutes(15))
+    }
+
+    @Test func readsEveryKey() async throws {
+        let config = try await load("""
+            profile:
+              name: "Alice Smith"
+              address: "12 Elm St"
+            defaults:
+              lead: 10m
+              urgency: critical
+            templates:
+              headsUp:
+                summary: "Soon: {minutes} min"
+            spool: ~/spool
+            log:
+              level: debug
+            """, env: ["HOME": "/home/alice"])
+        #expect(config.profile == .init(name: "Alice Smith", address: "12 Elm St"))
+        #expect(config.lead == .minutes(10))
+        #expect(config.urgency == .critical)
+        #expect(config.templates.headsUp.summary.source == "Soon: {minutes} min")
+        #expect(config.templates.arrival == HeraldConfig.defaultTemplates.arrival)
+        #expect(config.spool == "/home/alice/spool")
+        #expect(config.logLevel == .debug)
+    }
+
+    @Test func environmentOverridesTheFile() async throws {
+        let config = try await load("profile:\n  name: File Name\n", env: ["HERALD_PROFILE_NAME": "Env Name", "HERALD_DEFAULTS_LEAD": "1h",
+                                                                          "HERALD_TEMPLATES_ARRIVAL_BODY": "{name}!"])
+        #expect(config.profile.name == "Env Name")
+        #expect(config.lead == .hours1)
+        #expect(config.templates.arrival.body.source == "{name}!")
+    }
+
+    @Test(arguments: [
+        ("profile:\n  nmae: x\n", "unknown key 'profile.nmae' (line 2)"),
+        ("defaults:\n  lead: soon\n", "key 'defaults.lead': \"soon\" is not a time span: expected a number at 'soon'"),
+        ("defaults:\n  urgency: high\n", "key 'defaults.urgency': \"high\" is not one of low, normal, critical"),
+        ("templates:\n  arrival:\n    body: \"{nam}\"\n", "key 'templates.arrival.body': unknown placeholder '{nam}'"),
+        ("profile: Alice\n", "key 'profile' (line 1): must be a mapping"),
+        ("spool: relative/dir\n", "key 'spool': \"relative/dir\" is not an absolute path"),
+        ("- a\n- b\n", "the top level must be a mapping of keys"),
+        ("profile: [unclosed\n", "not valid YAML"),
+    ])
+    func badFilesAreRefusedNamingFileKeyAndReason(yaml: String, expected: String) async {
+        do {
+            _ = try await load(yaml)
+            Issue.record("accepted a bad config")
+        } catch {
+            #expect(error.description.contains(dir.path + "/config.yaml"))
+            #expect(error.description.contains(expected), "\(error.description)")
+        }
+    }
+
+    @Test func badEnvironmentValuesNameTheVariable() async {
+        await #expect(throws: ConfigError("environment variable HERALD_DEFAULTS_LEAD: \"-1m\" is not a time span: it is negative")) {
+            _ = try await load(nil, env: ["HERALD_DEFAULTS_LEAD": "-1m"])
+        }
+    }
+
+    @Test func anExplicitFileMustExist() async {
+        await #expect(throws: ConfigError("cannot read config '/nonexistent/herald.yaml': no such file")) {
+            _ = try await ConfigLoader.load(path: "/nonexistent/herald.yaml", explicit: true, environment: [:])
+        }
+    }
+
+    @Test func environmentNamesMatchSwiftConfiguration() {
+        #expect(ConfigLoader.environmentName(for: "templates.headsUp.summary") == "HERALD_TEMPLATES_HEADS_UP_SUMMARY")
+        #expect(ConfigLoader.environmentName(for: "spool") == "HERALD_SPOOL")
+    }
+}
+
+extension Span {
+    static let hours1 = Span.minutes(60)
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import HeraldCore
+
+struct SpoolTests {
+    let dir = TemporaryDirectory()
+    var spool: Spool { Spool(root: dir.path + "/spool") }
+
+    @Test func preparesPrivateDirectories() throws {
+        try spool.prepare()
+        for d in ["tmp", "new", "jobs", "done", "cancelled", "failed"] {
+            #expect(mode(of: spool.root + "/" + d) == 0o700)
+        }
+        #expect(mode(of: spool.root) == 0o700)
+    }
+
+    @Test func submitLeavesOnlyACompletePrivateFileInNew() throws {
+        try spool.prepare()
+        let job = Job(kind: .reminder, id: "r1", at: Instant(seconds: 100), text: "hi")
+        let path = try spool.submit(job)
+        #expect(path == spool.new + "/r1.json")
+        #expect(mode(of: path) == 0o600)
+        #expect(files(in: spool.tmp).isEmpty)
+        #expect(try Job.decode(Data(contentsOf: URL(fileURLWithPath: path))) == job)
+        // A second file with the same name never replaces the first.
+        let second = try spool.submit(job)
+        #expect(second != path)
+        #expect(files(in: spool.new).count == 2)
+    }
+
+    @Test func jobFileNamesCarryTheState() throws {
+        let name = JobFileName(id: "a.b-c_1", occurrence: Instant(microseconds: 1_795_352_700_000_000))
+        #expect(name.description == "a.b-c_1@1795352700000000.json")
+        #expect(JobFileName(parsing: name.description) == name)
+        let snoozed = JobFileName(id: "x", occurrence: Instant(seconds: 1), snoozedUntil: Instant(seconds: 5))
+        #expect(JobFileName(parsing: snoozed.description) == snoozed)
+        #expect(snoozed.fireAt == Instant(seconds: 5))
+        for bad in ["x.json", "x@abc.json", "x@1", "a b@1.json", "x@1@2@3.json", ".tmp"] {
+            #expect(JobFileName(parsing: bad) == nil)
+        }
+    }
+
+    @Test func untrustworthyFilesAreRefused() throws {
+        try spool.prepare()
+        dir.write("spool/new/ok.json", "{}")
+        dir.write("spool/new/shared.json", "{}", mode: 0o620)
+        dir.write("spool/new/big.json", String(repeating: " ", count: Job.maximumFileSize + 1))
+        try FileManager.default.createSymbolicLink(atPath: spool.new + "/link.json", withDestinationPath: spool.new + "/ok.json")
+        try FileManager.default.createDirectory(atPath: spool.new + "/dir.json", withIntermediateDirectories: false)
+        #expect(try spool.readChecked(spool.new + "/ok.json", limit: Job.maximumFileSize).get() == Array("{}".utf8))
+        #expect(throws: SpoolFileError.writableByOthers(mode: 0o620)) { try spool.readChecked(spool.new + "/shared.json", limit: 65536).get() }
+        #expect(throws: SpoolFileError.tooLarge(size: 65537, limit: 65536)) { try spool.readChecked(spool.new + "/big.json", limit: 65536).get() }
+        #expect(throws: SpoolFileError.symlink) { try spool.readChecked(spool.new + "/link.json", limit: 65536).get() }
+        #expect(throws: SpoolFileError.directory) { try spool.readChecked(spool.new + "/dir.json", limit: 65536).get() }
+    }
+
+    @Test func quarantineKeepsEveryFileAndSaysWhy() throws {
+        try spool.prepare()
+        let now = Instant(seconds: 1_795_352_700)
+        for round in 0..<3 {
+            dir.write("spool/new/bad.json", "round \(round)")
+            try spool.quarantine(directory: spool.new, name: "bad.json", reason: "not valid JSON", now: now)
+        }
+        #expect(files(in: spool.failed) == ["bad.json", "bad.json.1", "bad.json.1.reason", "bad.json.2", "bad.json.2.reason", "bad.json.reason"])
+        let reason = try String(contentsOfFile: spool.failed + "/bad.json.reason", encoding: .utf8)
+        #expect(reason == "2026-11-22T13:05:00Z new/bad.json: not valid JSON\n")
+        #expect(try String(contentsOfFile: spool.failed + "/bad.json.2", encoding: .utf8) == "round 2")
+    }
+
+    @Test func listsPendingJobsFromJobsAndIntake() throws {
+        try spool.prepare()
+        let a = JobFileName(id: "a", occurrence: Instant(seconds: 300))
+        dir.write("spool/jobs/" + a.description, Job(kind: .reminder, at: Instant(seconds: 300), text: "a").encoded())
+        try spool.submit(Job(kind: .reminder, id: "b", at: Instant(seconds: 200), text: "b"))
+        try spool.submit([Job(kind: .reminder, id: "c", at: Instant(seconds: 100), text: "c").encoded(),
+                          Job(kind: .reminder, at: Instant(seconds: 400), text: "d").encoded()].joined(separator: "\n"),
+                         name: "batch.jsonl")
+        let pending = spool.listPending(defaultLead: .minutes(15))
+        #expect(pending.map(\.id) == ["c", "b", "a", "batch-2"])
+        #expect(pending.map(\.path) == ["new/batch.jsonl:1", "new/b.json", "jobs/a@300000000.json", "new/batch.jsonl:2"])
+        #expect(spool.findPending("bat", defaultLead: .zero).map(\.id) == ["batch-2"])
+    }
+
+    @Test func theLockAdmitsOneDaemon() throws {
+        try spool.prepare()
+        #expect(SpoolLock.runningDaemon(spool) == nil)
+        let lock = try SpoolLock.acquire(spool).get()
+        #expect(SpoolLock.runningDaemon(spool) == getpid())
+        #expect(throws: SpoolLockError.held(pid: getpid())) { try SpoolLock.acquire(spool).get() }
+        withExtendedLifetime(lock) {}
+    }
+}

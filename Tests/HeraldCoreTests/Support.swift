@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+@testable import HeraldCore
+
+/// A fresh directory under /tmp, removed when the value goes away.
+final class TemporaryDirectory {
+    let path: String
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-test-\(UUID().uuidString)").path
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func write(_ name: String, _ text: String, mode: Int = 0o600) {
+        FileManager.default.createFile(atPath: path + "/" + name, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+    }
+}
+
+/// A notifier that records what it was asked to show and answers as told.
+final class RecordingNotifier: Notifier, @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var shown: [NotificationRequest] = []
+    var failure: NotifierError?
+
+    func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
+        lock.lock()
+        let failure = self.failure
+        if failure == nil { shown.append(request) }
+        lock.unlock()
+        completion(failure.map { .failure($0) } ?? .success(()))
+    }
+}
+
+/// Log lines kept in memory (swift-log's advice: never bootstrap in tests).
+final class MemoryLogHandlerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _lines: [String] = []
+    var lines: [String] { lock.lock(); defer { lock.unlock() }; return _lines }
+    func append(_ line: String) { lock.lock(); _lines.append(line); lock.unlock() }
+
+    func logger(level: Logger.Level = .info) -> Logger {
+        var logger = Logger(label: "test") { _ in MemoryLogHandler(box: self) }
+        logger.logLevel = level
+        return logger
+    }
+}
+
+struct MemoryLogHandler: LogHandler {
+    let box: MemoryLogHandlerBox
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        let meta = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        box.append("\(event.level): \(event.message) \(meta)")
+    }
+}
+
+func mode(of path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]) as? Int) ?? -1
+}
+
+func files(in dir: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+}

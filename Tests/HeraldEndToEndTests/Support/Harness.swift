@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+
+/// Where the built `herald` and `heraldd` are: beside this test binary, or `$HERALD_BIN_DIR`.
+enum Binaries {
+    static let directory: String = {
+        if let dir = ProcessInfo.processInfo.environment["HERALD_BIN_DIR"] { return dir }
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("heraldd").path) {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.path
+    }()
+    static var herald: String { directory + "/herald" }
+    static var heraldd: String { directory + "/heraldd" }
+    static let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+}
+
+/// The result of running a command to completion.
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs `path` with `arguments` and waits for it (killing it after `timeout` seconds).
+@discardableResult
+func runCommand(_ path: String, _ arguments: [String], environment: [String: String], stdin: String? = nil,
+                timeout: TimeInterval = 30) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = environment
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-run-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out"), err = dir.appendingPathComponent("err")
+    FileManager.default.createFile(atPath: out.path, contents: nil)
+    FileManager.default.createFile(atPath: err.path, contents: nil)
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = try FileHandle(forWritingTo: err)
+    if let stdin {
+        let input = dir.appendingPathComponent("in")
+        FileManager.default.createFile(atPath: input.path, contents: Data(stdin.utf8))
+        process.standardInput = try FileHandle(forReadingFrom: input)
+    } else {
+        process.standardInput = FileHandle.nullDevice
+    }
+    try process.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(5_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit(); throw HarnessError("timed out: \(path) \(arguments)") }
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus,
+                         stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                         stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes.
+func waitUntil(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(20_000)
+    }
+    return try condition()
+}
+
+/// A long-running child process with its output in files.
+final class Child {
+    let process = Process()
+    let logPath: String
+    let outPath: String
+
+    init(_ path: String, _ arguments: [String], environment: [String: String], directory: String, name: String) throws {
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment
+        logPath = directory + "/\(name).err"
+        outPath = directory + "/\(name).out"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var output: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Sends `sig` and waits for the exit; returns the exit status.
+    @discardableResult
+    func stop(_ sig: Int32 = SIGKILL, timeout: TimeInterval = 10) -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, sig)
+        _ = waitUntil(timeout: timeout) { !process.isRunning }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+}
+
+/// A private D-Bus session bus (dbus-daemon with a config that starts no services).
+final class SessionBus {
+    let address: String
+    private let child: Child
+
+    init(directory: String) throws {
+        let config = directory + "/session.conf"
+        try """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:dir=\(directory)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try Child("/usr/bin/dbus-daemon", ["--config-file=" + config, "--nofork", "--print-address=1"],
+                               environment: ["PATH": "/usr/bin:/bin"], directory: directory, name: "dbus")
+        var line = ""
+        _ = waitUntil(timeout: 10) {
+            line = daemon.output.split(separator: "\n").first.map(String.init) ?? ""
+            return line.hasPrefix("unix:")
+        }
+        guard line.hasPrefix("unix:") else { throw HarnessError("dbus-daemon did not start: \(daemon.log)") }
+        child = daemon
+        address = line
+    }
+
+    func stop() { child.stop() }
+}
+
+/// python-dbusmock's notification_daemon template on a bus: a real notification server.
+final class NotificationServer {
+    private let child: Child
+    let environment: [String: String]
+
+    init(bus: SessionBus, directory: String, capabilities: String = "body body-markup actions icon-static") throws {
+        environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"]
+        child = try Child("/usr/bin/python3", ["-m", "dbusmock", "--template", "notification_daemon",
+                                                "-p", "{\"capabilities\": \"\(capabilities)\"}"],
+                          environment: environment, directory: directory, name: "notifyd-\(UUID().uuidString.prefix(6))")
+        let waited = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "wait"], environment: environment)
+        guard waited.status == 0 else { throw HarnessError("notification server did not start: \(waited.stderr) \(child.log)") }
+    }
+
+    /// The Notify calls the server has received, in order.
+    func notifications() throws -> [ReceivedNotification] {
+        let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "calls"], environment: environment)
+        guard r.status == 0 else { throw HarnessError("GetCalls failed: \(r.stderr)") }
+        return try JSONDecoder().decode([ReceivedNotification].self, from: Data(r.stdout.utf8))
+    }
+
+    /// Waits until at least `count` notifications arrived; returns them all.
+    func waitForNotifications(_ count: Int, timeout: TimeInterval = 15) throws -> [ReceivedNotification] {
+        var received: [ReceivedNotification] = []
+        _ = try waitUntil(timeout: timeout) {
+            received = try notifications()
+            return received.count >= count
+        }
+        return received
+    }
+
+    func stop() { child.stop() }
+}
+
+struct ReceivedNotification: Decodable, Equatable {
+    enum Hint: Decodable, Equatable {
+        case int(Int), string(String), other
+        init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let i = try? c.decode(Int.self) { self = .int(i) } else if let s = try? c.decode(String.self) { self = .string(s) } else { self = .other }
+        }
+    }
+    var app: String
+    var icon: String
+    var summary: String
+    var body: String
+    var actions: [String]
+    var hints: [String: Hint]
+}
+
+/// One end-to-end scene: a temp directory with a spool and config, a private bus and server,
+/// and helpers to run `herald` and `heraldd` against them.
+final class Scene {
+    let directory: String
+    let bus: SessionBus
+    var server: NotificationServer?
+    var daemon: Child?
+    var extraEnvironment: [String: String] = [:]
+
+    init(server startServer: Bool = true, capabilities: String = "body body-markup actions icon-static") throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-e2e-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "{}\n".write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
+        bus = try SessionBus(directory: directory)
+        if startServer { server = try NotificationServer(bus: bus, directory: directory, capabilities: capabilities) }
+    }
+
+    deinit {
+        daemon?.stop()
+        server?.stop()
+        bus.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var spoolPath: String { directory + "/spool" }
+    var configPath: String { directory + "/config.yaml" }
+
+    var environment: [String: String] {
+        var env = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin", "HOME": directory,
+                   "HERALD_SPOOL": spoolPath, "HERALD_CONFIG": configPath, "TZ": "Europe/Berlin", "LANG": "C.UTF-8"]
+        env.merge(extraEnvironment) { _, new in new }
+        return env
+    }
+
+    func writeConfig(_ yaml: String) throws {
+        try yaml.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    @discardableResult
+    func herald(_ arguments: String..., stdin: String? = nil) throws -> CommandResult {
+        try runCommand(Binaries.herald, arguments, environment: environment, stdin: stdin)
+    }
+
+    /// Starts heraldd and waits until it logs "Ready".
+    @discardableResult
+    func startDaemon(_ arguments: [String] = [], waitReady: Bool = true) throws -> Child {
+        let child = try Child(Binaries.heraldd, arguments, environment: environment, directory: directory,
+                              name: "heraldd-\(UUID().uuidString.prefix(6))")
+        daemon = child
+        if waitReady {
+            guard waitUntil(timeout: 15, { child.log.contains("info: Ready") || !child.isRunning }), child.isRunning else {
+                throw HarnessError("heraldd did not become ready: \(child.log)")
+            }
+        }
+        return child
+    }
+
+    func files(_ sub: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: spoolPath + "/" + sub)) ?? []).sorted()
+    }
+
+    func read(_ sub: String) -> String {
+        (try? String(contentsOfFile: spoolPath + "/" + sub, encoding: .utf8)) ?? ""
+    }
+}

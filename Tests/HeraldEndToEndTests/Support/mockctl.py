@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""Test helper: talks to python-dbusmock's notification_daemon on the session bus.
+
+  mockctl.py wait            wait (up to 10 s) until org.freedesktop.Notifications is owned
+  mockctl.py calls           print the Notify calls received so far as JSON
+  mockctl.py emit SIGNAL ARGS...   make the mock emit ActionInvoked / NotificationClosed
+"""
+import json
+import sys
+import time
+
+import dbus
+
+NAME = 'org.freedesktop.Notifications'
+PATH = '/org/freedesktop/Notifications'
+
+
+def plain(value):
+    if isinstance(value, (dbus.Boolean,)):
+        return bool(value)
+    if isinstance(value, (dbus.Byte, dbus.Int16, dbus.Int32, dbus.Int64, dbus.UInt16, dbus.UInt32, dbus.UInt64)):
+        return int(value)
+    if isinstance(value, (dbus.Double,)):
+        return float(value)
+    if isinstance(value, (dbus.Array, list)):
+        return [plain(v) for v in value]
+    if isinstance(value, (dbus.Dictionary, dict)):
+        return {str(k): plain(v) for k, v in value.items()}
+    return str(value)
+
+
+def main():
+    bus = dbus.SessionBus()
+    command = sys.argv[1]
+    if command == 'wait':
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if bus.name_has_owner(NAME):
+                return 0
+            time.sleep(0.05)
+        print('notification server did not appear on the bus', file=sys.stderr)
+        return 1
+    mock = dbus.Interface(bus.get_object(NAME, PATH), 'org.freedesktop.DBus.Mock')
+    if command == 'calls':
+        calls = []
+        for _stamp, method, args in mock.GetCalls():
+            if method != 'Notify':
+                continue
+            app, replaces, icon, summary, body, actions, hints, timeout = args
+            calls.append({'app': str(app), 'replaces': int(replaces), 'icon': str(icon), 'summary': str(summary),
+                          'body': str(body), 'actions': plain(actions), 'hints': plain(hints), 'timeout': int(timeout)})
+        print(json.dumps(calls))
+        return 0
+    if command == 'emit':
+        signal = sys.argv[2]
+        if signal == 'ActionInvoked':
+            mock.EmitSignal('', 'ActionInvoked', 'us', [dbus.UInt32(int(sys.argv[3])), sys.argv[4]])
+        elif signal == 'NotificationClosed':
+            mock.EmitSignal('', 'NotificationClosed', 'uu', [dbus.UInt32(int(sys.argv[3])), dbus.UInt32(int(sys.argv[4]))])
+        else:
+            print('unknown signal ' + signal, file=sys.stderr)
+            return 2
+        return 0
+    print('unknown command ' + command, file=sys.stderr)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

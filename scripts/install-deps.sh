@@ -1,0 +1,39 @@
+#!/bin/sh
+# Installs the Debian packages Herald needs, only those that are missing.
+#   scripts/install-deps.sh build    what `swift build` needs
+#   scripts/install-deps.sh test     what `make test` needs (a private bus, a notification server, ...)
+set -eu
+
+build="libnotify-dev pkg-config tzdata"
+test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps"
+
+case "${1:-test}" in
+  build) wanted=$build ;;
+  test) wanted=$test ;;
+  *) echo "usage: $0 build|test" >&2; exit 64 ;;
+esac
+
+missing=""
+for pkg in $wanted; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  case "$status" in
+    *"install ok installed"*) ;;
+    *) missing="$missing $pkg" ;;
+  esac
+done
+[ -z "$missing" ] && exit 0
+
+echo "Installing missing packages:$missing"
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+  sudo="sudo"
+else
+  echo "error: these Debian packages are missing and I am not root (and there is no sudo):$missing" >&2
+  echo "       install them with: apt-get install$missing" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing
