@@ -21,6 +21,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private let logger: Logger
     // Touched only on the GLib thread.
     private var capabilities: Set<String>?
+    /// When the last show failed, and how (monotonic nanoseconds).
+    private var lastFailure: (at: UInt64, error: NotifierError)?
 
     /// Starts the GLib thread and initialises libnotify with the app name "Herald".
     public init(logger: Logger) {
@@ -34,9 +36,19 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         glib.stop()
     }
 
+    /// Shows `request` on the GLib thread. A request queued before a failure was seen fails
+    /// at once with that error instead of trying again: a hung server costs one timeout, not
+    /// one per queued popup. The caller retries after its backoff.
     public func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
+        let queuedAt = DispatchTime.now().uptimeNanoseconds
         glib.perform { [self] in
-            completion(showOnGLibThread(request))
+            if let failure = lastFailure, queuedAt < failure.at {
+                completion(.failure(failure.error))
+                return
+            }
+            let result = showOnGLibThread(request)
+            if case .failure(let error) = result { lastFailure = (DispatchTime.now().uptimeNanoseconds, error) }
+            completion(result)
         }
     }
 

@@ -33,14 +33,7 @@ extension Herald {
                                                                  valueName: "item"))
         var items: [String] = []
 
-        @Option(help: "low, normal or critical (default: the config's, normal).")
-        var urgency: Job.Urgency?
-
-        @Option(help: ArgumentHelp("A freedesktop icon name or an image path for the popups.", valueName: "icon"))
-        var icon: String?
-
-        @Option(help: ArgumentHelp("Use this job id instead of a random one.", valueName: "id"))
-        var id: String?
+        @OptionGroup var popup: PopupOptions
 
         func run() async throws {
             let ctx = try await CLIContext.load(global)
@@ -58,10 +51,9 @@ extension Herald {
                 throw CLIError.usage("no delivery address: pass --address ADDRESS, or set profile.address in the config (or HERALD_PROFILE_ADDRESS)")
             }
             let parsedItems = try items.map(Self.parseItem)
-            let jobID = try id.map(checkedID) ?? ctx.newID()
-            let icon = try icon.map(checkedIcon)
-            let job = Job(kind: .delivery, id: jobID, at: arrival, timezone: ctx.zone.identifierForJobs, icon: icon,
-                          urgency: urgency, recipient: .init(name: recipientName, address: recipientAddress),
+            let jobID = try popup.jobID(ctx)
+            let job = Job(kind: .delivery, id: jobID, at: arrival, timezone: ctx.zone.identifierForJobs, icon: try popup.checkedIcon(),
+                          urgency: popup.urgency, recipient: .init(name: recipientName, address: recipientAddress),
                           items: parsedItems, lead: leadSpan)
             try ctx.submit(job)
             var line = "Delivery \(jobID): arrives \(ctx.when(arrival))"
@@ -95,25 +87,39 @@ extension Herald {
     }
 }
 
-/// Refuses an id that is not `[A-Za-z0-9._-]{1,64}`.
-func checkedID(_ id: String) throws -> String {
-    guard Job.isValidID(id) else {
-        throw CLIError.usage("--id: '\(id)' is not a valid id: use 1 to 64 of A-Z a-z 0-9 . _ -")
-    }
-    return id
-}
+/// `--urgency`, `--icon` and `--id`: what `deliver` and `remind` share.
+struct PopupOptions: ParsableArguments {
+    @Option(help: "low, normal or critical (default: the config's, normal).")
+    var urgency: Job.Urgency?
 
-/// An icon name as is; an image path must exist.
-func checkedIcon(_ icon: String) throws -> String {
-    if icon.isEmpty { throw CLIError.usage("--icon: the icon is empty") }
-    if icon.contains("/") {
-        guard icon.hasPrefix("/") else { throw CLIError.usage("--icon: '\(icon)' must be an absolute path or an icon name") }
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: icon, isDirectory: &isDir), !isDir.boolValue else {
-            throw CLIError.usage("--icon: '\(icon)' is not an image file")
+    @Option(help: ArgumentHelp("A freedesktop icon name or an absolute image path for the popup.", valueName: "icon"))
+    var icon: String?
+
+    @Option(help: ArgumentHelp("Use this job id instead of a random one.", valueName: "id"))
+    var id: String?
+
+    /// `--id` if valid, else a new random id.
+    func jobID(_ ctx: CLIContext) throws -> String {
+        guard let id else { return ctx.newID() }
+        guard Job.isValidID(id) else {
+            throw CLIError.usage("--id: '\(id)' is not a valid id: use 1 to 64 of A-Z a-z 0-9 . _ -")
         }
+        return id
     }
-    return icon
+
+    /// `--icon` when it is an icon name or an existing image file.
+    func checkedIcon() throws -> String? {
+        guard let icon else { return nil }
+        if icon.isEmpty { throw CLIError.usage("--icon: the icon is empty") }
+        if icon.contains("/") {
+            guard icon.hasPrefix("/") else { throw CLIError.usage("--icon: '\(icon)' must be an absolute path or an icon name") }
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: icon, isDirectory: &isDir), !isDir.boolValue else {
+                throw CLIError.usage("--icon: '\(icon)' is not an image file")
+            }
+        }
+        return icon
+    }
 }
 
 extension TimeZoneRules {

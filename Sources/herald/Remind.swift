@@ -18,14 +18,7 @@ extension Herald {
         @Option(help: ArgumentHelp("A title for the popup (the text is its body then).", valueName: "title"))
         var title: String?
 
-        @Option(help: "low, normal or critical (default: the config's, normal).")
-        var urgency: Job.Urgency?
-
-        @Option(help: ArgumentHelp("A freedesktop icon name or an image path for the popup.", valueName: "icon"))
-        var icon: String?
-
-        @Option(help: ArgumentHelp("Use this job id instead of a random one.", valueName: "id"))
-        var id: String?
+        @OptionGroup var popup: PopupOptions
 
         @Argument(help: "What to be reminded of.")
         var text: [String] = []
@@ -36,9 +29,9 @@ extension Herald {
             let ctx = try await CLIContext.load(global)
             let at = try when.resolve(ctx)
             guard at > ctx.now else { throw CLIError.usage("--at: \(ISO8601.format(at, in: ctx.zone)) is in the past") }
-            let jobID = try id.map(checkedID) ?? ctx.newID()
+            let jobID = try popup.jobID(ctx)
             let job = Job(kind: .reminder, id: jobID, at: at, timezone: ctx.zone.identifierForJobs, title: title,
-                          text: message, icon: try icon.map(checkedIcon), urgency: urgency)
+                          text: message, icon: try popup.checkedIcon(), urgency: popup.urgency)
             try ctx.submit(job)
             say("Reminder \(jobID): \(ctx.when(at))")
         }

@@ -52,6 +52,12 @@ struct SpoolTests {
         #expect(throws: SpoolFileError.tooLarge(size: 65537, limit: 65536)) { try spool.readChecked(spool.new + "/big.json", limit: 65536).get() }
         #expect(throws: SpoolFileError.symlink) { try spool.readChecked(spool.new + "/link.json", limit: 65536).get() }
         #expect(throws: SpoolFileError.directory) { try spool.readChecked(spool.new + "/dir.json", limit: 65536).get() }
+        // Someone else's file (the tests run as root, who can give a file away).
+        dir.write("spool/new/theirs.json", "{}")
+        try #require(chown(spool.new + "/theirs.json", 65534, 65534) == 0, "chown needs root")
+        #expect(throws: SpoolFileError.foreignOwner(uid: 65534, expected: geteuid())) {
+            try spool.readChecked(spool.new + "/theirs.json", limit: 65536).get()
+        }
     }
 
     @Test func quarantineKeepsEveryFileAndSaysWhy() throws {

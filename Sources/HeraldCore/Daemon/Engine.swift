@@ -300,6 +300,7 @@ public final class Engine: @unchecked Sendable {
         let name = JobFileName(id: id, occurrence: first)
         do {
             try FileSystem.move(path, to: spool.path(of: name))
+            chmod(spool.path(of: name), 0o600)
         } catch {
             if !error.isNotFound { logger.error("Cannot accept a job file", metadata: ["file": "\(fileName)", "error": "\(error)"]) }
             return
