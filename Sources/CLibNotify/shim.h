@@ -13,6 +13,16 @@ static inline unsigned long herald_signal_connect_closed(NotifyNotification *not
     return g_signal_connect(notification, "closed", G_CALLBACK(handler), user_data);
 }
 
+/// The NotifyActionCallback signature, for Swift closures passed as C function pointers.
+typedef void (*herald_action_callback)(NotifyNotification *notification, char *action, void *user_data);
+
+/// Wraps notify_notification_add_action, taking a plain function pointer.
+static inline void herald_add_action(NotifyNotification *notification, const char *action, const char *label,
+                                     herald_action_callback callback, void *user_data, void (*free_func)(void *)) {
+    notify_notification_add_action(notification, action, label, (NotifyActionCallback)callback, user_data,
+                                   (GFreeFunc)free_func);
+}
+
 /// Wraps G_OBJECT(...) + g_object_unref for a NotifyNotification.
 static inline void herald_notification_unref(NotifyNotification *notification) {
     g_object_unref(G_OBJECT(notification));

@@ -23,6 +23,11 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private var capabilities: Set<String>?
     /// When the last show failed, and how (monotonic nanoseconds).
     private var lastFailure: (at: UInt64, error: NotifierError)?
+    /// Popups with buttons, kept alive until the server closes them (else their buttons go
+    /// dead), oldest first; at most `liveLimit`.
+    private var live: [UnsafeMutablePointer<NotifyNotification>] = []
+    private let liveLimit = 256
+    private let actionHandler = ActionHandlerBox()
 
     /// Starts the GLib thread and initialises libnotify with the app name "Herald".
     public init(logger: Logger) {
@@ -52,6 +57,11 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
     }
 
+    /// Button presses are reported here, on the GLib thread.
+    public func onAction(_ handler: @escaping @Sendable (NotificationAction) -> Void) {
+        actionHandler.set(handler)
+    }
+
     /// The server's name, version and capabilities, or the error that prevents asking.
     public func serverInfo() -> Result<ServerInfo, NotifierError> {
         glib.sync { [self] in serverInfoOnGLibThread() }
@@ -66,19 +76,60 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         let markup = capabilities?.contains("body-markup") ?? false
         let body = markup ? TextSafety.escapeMarkup(request.body) : request.body
         let notification = notify_notification_new(request.summary, body, Self.iconReference(request.icon))!
-        defer { herald_notification_unref(notification) }
+        let buttons = !request.actions.isEmpty && (capabilities?.contains("actions") ?? false)
+        if buttons { addActions(request, to: notification) }
         notify_notification_set_app_name(notification, NotificationRequest.appName)
         notify_notification_set_urgency(notification, Self.urgency(request.urgency))
         notify_notification_set_category(notification, request.category)
         notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
         var error: UnsafeMutablePointer<GError>? = nil
         if notify_notification_show(notification, &error) != 0 {
+            if buttons { keepAlive(notification) } else { herald_notification_unref(notification) }
             return .success(())
         }
+        herald_notification_unref(notification)
         let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
         if let error { g_error_free(error) }
         capabilities = nil  // the server may come back different
         return .failure(Self.classify(message))
+    }
+
+    private func addActions(_ request: NotificationRequest, to notification: UnsafeMutablePointer<NotifyNotification>) {
+        for action in request.actions {
+            let target = ActionTarget(notifier: self, jobID: request.jobID, occurrence: request.occurrence)
+            herald_add_action(notification, action.key, action.label, { notification, key, data in
+                let target = Unmanaged<ActionTarget>.fromOpaque(data!).takeUnretainedValue()
+                target.notifier?.actionInvoked(notification!, key: key.map { String(cString: $0) } ?? "", target: target)
+            }, Unmanaged.passRetained(target).toOpaque(), { data in
+                Unmanaged<ActionTarget>.fromOpaque(data!).release()
+            })
+        }
+    }
+
+    /// A button was pressed: close the popup, then report it.
+    private func actionInvoked(_ notification: UnsafeMutablePointer<NotifyNotification>, key: String, target: ActionTarget) {
+        var error: UnsafeMutablePointer<GError>? = nil
+        _ = notify_notification_close(notification, &error)
+        if let error { g_error_free(error) }
+        logger.debug("Notification button pressed", metadata: ["job.id": "\(target.jobID)", "action": "\(key)"])
+        actionHandler.call(NotificationAction(jobID: target.jobID, occurrence: target.occurrence, key: key))
+    }
+
+    private func keepAlive(_ notification: UnsafeMutablePointer<NotifyNotification>) {
+        live.append(notification)
+        _ = herald_signal_connect_closed(notification, { notification, data in
+            let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
+            notifier.closed(notification!)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        if live.count > liveLimit { herald_notification_unref(live.removeFirst()) }
+    }
+
+    private func closed(_ notification: UnsafeMutablePointer<NotifyNotification>) {
+        guard let k = live.firstIndex(of: notification) else { return }
+        live.remove(at: k)
+        // Released once libnotify has finished emitting the signal.
+        let handle = NotificationHandle(pointer: notification)
+        glib.perform { herald_notification_unref(handle.pointer) }
     }
 
     /// The server's capabilities, or nil if it cannot be asked.
@@ -140,5 +191,31 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             return NotifierError(.noBus, detail: message)
         }
         return NotifierError(.failed, detail: message)
+    }
+}
+
+/// What a button's callback needs to report the press.
+private final class ActionTarget {
+    weak var notifier: LibNotifyNotifier?
+    let jobID: String
+    let occurrence: Instant
+    init(notifier: LibNotifyNotifier, jobID: String, occurrence: Instant) {
+        self.notifier = notifier; self.jobID = jobID; self.occurrence = occurrence
+    }
+}
+
+/// A notification pointer handed back to the GLib thread.
+private struct NotificationHandle: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<NotifyNotification>
+}
+
+/// The daemon's action handler, set once from another thread.
+private final class ActionHandlerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (@Sendable (NotificationAction) -> Void)?
+    func set(_ h: @escaping @Sendable (NotificationAction) -> Void) { lock.lock(); handler = h; lock.unlock() }
+    func call(_ action: NotificationAction) {
+        lock.lock(); let h = handler; lock.unlock()
+        h?(action)
     }
 }

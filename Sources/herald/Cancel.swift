@@ -45,7 +45,7 @@ extension CLIContext {
                 return
             } catch let error as FileSystemError where error.isNotFound {
                 // The daemon moved it (took it in, or fired it): look again.
-                guard let again = spool.findPending(target.id, defaultLead: config.lead).first(where: { $0.id == target.id }) else {
+                guard let again = spool.findPending(target.id, defaultLead: config.lead, localZone: zone, now: now).first(where: { $0.id == target.id }) else {
                     throw CLIError.data("job '\(target.id)' is no longer pending (it just fired?)")
                 }
                 current = again

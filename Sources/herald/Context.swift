@@ -46,9 +46,21 @@ struct CLIContext {
         }
     }
 
+    /// Every pending job, next due first.
+    func pendingJobs(loadDocuments: Bool = true) -> [PendingJob] {
+        spool.listPending(defaultLead: config.lead, localZone: zone, now: now, loadDocuments: loadDocuments)
+    }
+
     /// "14:05 (in 14 min)".
     func when(_ t: Instant) -> String {
         RelativeTime.clock(t, zone: zone, now: now) + " (" + RelativeTime.phrase(t, now: now) + ")"
+    }
+
+    /// Parses a calendar expression given to `option`, refusing it with exit 65.
+    func calendar(_ text: String, option: String) throws -> CalendarEvent {
+        do { return try CalendarEvent.parse(text, localZone: zone) } catch {
+            throw CLIError.data((option.isEmpty ? "" : option + ": ") + "'\(text)' is not a calendar expression: \(error)")
+        }
     }
 
     /// `now + span`, to the millisecond.
@@ -106,7 +118,13 @@ func parseSpan(_ text: String, option: String) throws -> Span {
 
 extension Job.Urgency: ExpressibleByArgument {}
 
-/// Writes to stdout.
-func say(_ text: String) {
+/// Writes a line to stdout (nothing at all for empty text when `emptyMeansNothing`).
+func say(_ text: String, emptyMeansNothing: Bool = false) {
+    if emptyMeansNothing && text.isEmpty { return }
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// Writes "herald: text" to stderr.
+func warn(_ text: String) {
+    FileHandle.standardError.write(Data("herald: \(text)\n".utf8))
 }

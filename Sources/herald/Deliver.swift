@@ -108,18 +108,20 @@ struct PopupOptions: ParsableArguments {
     }
 
     /// `--icon` when it is an icon name or an existing image file.
-    func checkedIcon() throws -> String? {
-        guard let icon else { return nil }
-        if icon.isEmpty { throw CLIError.usage("--icon: the icon is empty") }
-        if icon.contains("/") {
-            guard icon.hasPrefix("/") else { throw CLIError.usage("--icon: '\(icon)' must be an absolute path or an icon name") }
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: icon, isDirectory: &isDir), !isDir.boolValue else {
-                throw CLIError.usage("--icon: '\(icon)' is not an image file")
-            }
+    func checkedIcon() throws -> String? { try icon.map(validateIcon) }
+}
+
+/// A freedesktop icon name as is; an image path must be absolute and name a file.
+func validateIcon(_ icon: String) throws -> String {
+    if icon.isEmpty { throw CLIError.usage("--icon: the icon is empty") }
+    if icon.contains("/") {
+        guard icon.hasPrefix("/") else { throw CLIError.usage("--icon: '\(icon)' must be an absolute path or an icon name") }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: icon, isDirectory: &isDir), !isDir.boolValue else {
+            throw CLIError.usage("--icon: '\(icon)' is not an image file")
         }
-        return icon
     }
+    return icon
 }
 
 extension TimeZoneRules {

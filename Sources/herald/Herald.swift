@@ -16,8 +16,8 @@ struct Herald: AsyncParsableCommand {
             file, an unknown job id, a bad config), 1 when something else failed.
             """,
         version: HeraldVersion.string,
-        subcommands: [Deliver.self, Remind.self, TimerCommand.self, List.self, Show.self, Cancel.self,
-                      Status.self, Validate.self, Import.self])
+        subcommands: [Deliver.self, Remind.self, TimerCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self,
+                      Snooze.self, Status.self, Next.self, Validate.self, Import.self])
 
     /// Runs the command; Herald's own errors print one line and exit 64/65/1.
     static func main() async {

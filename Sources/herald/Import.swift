@@ -24,7 +24,7 @@ extension Herald {
         func run() async throws {
             let data = try readInput(file)
             let ctx = try await CLIContext.load(global)
-            let decoded = JobLines.decode(data)
+            let decoded = JobLines.decode(data, localZone: ctx.zone)
             var problems = decoded.problems.map { "line \($0.line): \($0.message)" }
             var seen = Set<String>()
             var lines: [String] = []
@@ -47,7 +47,7 @@ extension Herald {
                 }
                 throw CLIError.data("nothing imported: \(problems.count) problem\(problems.count == 1 ? "" : "s") in '\(file)'")
             }
-            let taken = Set(ctx.spool.listPending(defaultLead: ctx.config.lead, loadDocuments: false).map(\.id))
+            let taken = Set(ctx.pendingJobs(loadDocuments: false).map(\.id))
             if let clash = seen.first(where: taken.contains) {
                 throw CLIError.data("nothing imported: id '\(clash)' is already pending")
             }

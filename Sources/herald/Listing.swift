@@ -13,7 +13,7 @@ extension Herald {
 
         func run() async throws {
             let ctx = try await CLIContext.load(global)
-            let jobs = ctx.spool.listPending(defaultLead: ctx.config.lead)
+            let jobs = ctx.pendingJobs()
             if json {
                 say(JSONWriter.render(.array(jobs.map { ctx.jsonValue(of: $0) }), pretty: true))
                 return
@@ -76,7 +76,7 @@ extension PendingJob {
 extension CLIContext {
     /// The one pending job `query` names; refuses unknown and ambiguous ids.
     func findOne(_ query: String) throws -> PendingJob {
-        let found = spool.findPending(query, defaultLead: config.lead)
+        let found = spool.findPending(query, defaultLead: config.lead, localZone: zone, now: now)
         switch found.count {
         case 0: throw CLIError.data("no pending job '\(query)' (see 'herald list')")
         case 1: return found[0]
@@ -105,6 +105,7 @@ extension CLIContext {
             text = parts.joined(separator: ", ")
         case .reminder, .habit:
             text = [job.title, job.text].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+                + (job.every.map { " (every \($0))" } ?? "")
         }
         let flat = TextSafety.stripControls(text, keepNewlines: false)
         return flat.count > 60 ? String(flat.prefix(59)) + "…" : flat

@@ -5,15 +5,23 @@ import HeraldCore
 extension Herald {
     struct Remind: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Schedule a reminder.",
+            abstract: "Schedule a reminder, once or on a calendar schedule.",
             discussion: """
+                --every takes a systemd calendar expression (see 'herald next' to try one); \
+                --at then says when the schedule starts. A reminder whose times came and went \
+                while heraldd was down shows once, marked late, then keeps to its schedule.
+
                 Examples:
                   herald remind --in 15m Take the bread out
                   herald remind --at 09:00 --urgency critical "Stand-up meeting"
+                  herald remind --every "Mon..Fri 17:30" Leave work
                 """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var when: WhenOptions
+
+        @Option(help: ArgumentHelp("Repeat on a calendar schedule: 'daily', 'Mon..Fri 09:00', '*:0/30'.", valueName: "expression"))
+        var every: String?
 
         @Option(help: ArgumentHelp("A title for the popup (the text is its body then).", valueName: "title"))
         var title: String?
@@ -27,6 +35,19 @@ extension Herald {
             let message = text.joined(separator: " ")
             guard !message.trimmingSpacesForCLI.isEmpty else { throw CLIError.usage("the reminder text is empty") }
             let ctx = try await CLIContext.load(global)
+            if let every {
+                if when.inSpan != nil { throw CLIError.usage("--in does not go with --every: use --at to say when the schedule starts") }
+                let calendar = try ctx.calendar(every, option: "--every")
+                let start = try when.at.map { _ in try when.resolve(ctx) }
+                let job = Job(kind: .reminder, id: try popup.jobID(ctx), at: start, every: every, timezone: ctx.zone.identifierForJobs,
+                              title: title, text: message, icon: try popup.checkedIcon(), urgency: popup.urgency)
+                guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now, defaultLead: ctx.config.lead) else {
+                    throw CLIError.data("--every: '\(every)' never elapses after \(ISO8601.format(max(start ?? ctx.now, ctx.now), in: ctx.zone))")
+                }
+                try ctx.submit(job)
+                say("Reminder \(job.id!): \(calendar), first \(ctx.when(first))")
+                return
+            }
             let at = try when.resolve(ctx)
             guard at > ctx.now else { throw CLIError.usage("--at: \(ISO8601.format(at, in: ctx.zone)) is in the past") }
             let jobID = try popup.jobID(ctx)

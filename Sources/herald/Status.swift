@@ -17,7 +17,7 @@ extension Herald {
             let ctx = try await CLIContext.load(global)
             let pid = SpoolLock.runningDaemon(ctx.spool)
             let status = FileManager.default.contents(atPath: ctx.spool.statusPath).flatMap(DaemonStatus.init(json:))
-            let pending = ctx.spool.listPending(defaultLead: ctx.config.lead, loadDocuments: false)
+            let pending = ctx.pendingJobs(loadDocuments: false)
             let next = pending.first { $0.fireAt != nil }
             let waiting = pending.filter(\.isWaitingForDaemon).count
             let failing = pid != nil && status?.lastError != nil

@@ -16,12 +16,13 @@ extension Herald {
         }
 
         func run() async throws {
+            let zone = TimeZoneRules.local(environment: ProcessInfo.processInfo.environment)
             var bad = 0
             for file in files {
                 let data = try readInput(file)
                 let label = file == "-" ? "<stdin>" : file
                 if file.hasSuffix(".jsonl") {
-                    let results = JobLines.decode(data)
+                    let results = JobLines.decode(data, localZone: zone)
                     for problem in results.problems { say("\(label):\(problem.line): \(problem.message)") }
                     bad += results.problems.count
                     if results.problems.isEmpty { say("\(label): ok (\(results.jobs.count) jobs)") }
@@ -32,7 +33,7 @@ extension Herald {
                         continue
                     }
                     do {
-                        let job = try Job.decode(data)
+                        let job = try Job.decode(data, localZone: zone)
                         say("\(label): ok (\(job.kind.rawValue)\(job.id.map { " \($0)" } ?? ""))")
                     } catch {
                         say("\(label): \(error)")
@@ -58,7 +59,7 @@ func readInput(_ file: String) throws -> Data {
 enum JobLines {
     struct Problem { var line: Int; var message: String }
 
-    static func decode(_ data: Data) -> (jobs: [(line: Int, job: Job)], problems: [Problem]) {
+    static func decode(_ data: Data, localZone: TimeZoneRules) -> (jobs: [(line: Int, job: Job)], problems: [Problem]) {
         var jobs: [(Int, Job)] = []
         var problems: [Problem] = []
         var number = 0
@@ -69,7 +70,7 @@ enum JobLines {
                 problems.append(Problem(line: number, message: "longer than \(Job.maximumFileSize / 1024) KiB"))
                 continue
             }
-            do { jobs.append((number, try Job.decode(Data(line)))) } catch {
+            do { jobs.append((number, try Job.decode(Data(line), localZone: localZone))) } catch {
                 problems.append(Problem(line: number, message: error.description))
             }
         }

@@ -40,7 +40,8 @@ final class Daemon: Service, @unchecked Sendable {
         self.logger = logger
         self.levelBox = levelBox
         self.startedAt = SystemClock().now
-        self.engine = Engine(spool: settings.spool, config: settings.config, clock: SystemClock(), logger: logger)
+        self.engine = Engine(spool: settings.spool, config: settings.config,
+                             localZone: TimeZoneRules.local(environment: settings.environment), clock: SystemClock(), logger: logger)
         self.systemd = ServiceNotifier(environment: settings.environment)
     }
 
@@ -77,6 +78,10 @@ final class Daemon: Service, @unchecked Sendable {
                 }
             }
             apply(effects)
+        }
+        notifier.onAction { [weak self] action in
+            guard let self else { return }
+            self.queue.async { self.apply(self.engine.actionInvoked(action)) }
         }
         let effects = try engine.start()
         systemd.send("READY=1\nSTATUS=\(serviceStatus())\nMAINPID=\(getpid())")

@@ -98,15 +98,23 @@ struct JobCodecTests {
 
     @Test func deliveryOccurrencesAreHeadsUpThenArrival() throws {
         let at = Instant(seconds: 10_000)
-        let job = Job(kind: .delivery, at: at, lead: .minutes(15))
-        let first = try #require(job.firstOccurrence(defaultLead: .minutes(5)))
+        let now = Instant(seconds: 1_000)
+        let schedule = try JobSchedule(Job(kind: .delivery, at: at, lead: .minutes(15)), localZone: .utc)
+        let first = try #require(schedule.first(now: now, defaultLead: .minutes(5)))
         #expect(first == at - .minutes(15))
-        #expect(job.role(of: first) == .headsUp)
-        #expect(job.nextOccurrence(after: first, defaultLead: .minutes(5)) == at)
-        #expect(job.role(of: at) == .arrival)
-        #expect(job.nextOccurrence(after: at, defaultLead: .minutes(5)) == nil)
-        let noLead = Job(kind: .delivery, at: at, lead: .zero)
-        #expect(noLead.firstOccurrence(defaultLead: .minutes(15)) == at)
-        #expect(Job(kind: .delivery, at: at).firstOccurrence(defaultLead: .minutes(5)) == at - .minutes(5))
+        #expect(schedule.job.role(of: first) == .headsUp)
+        #expect(schedule.next(after: first, now: first) == at)
+        #expect(schedule.job.role(of: at) == .arrival)
+        #expect(schedule.next(after: at, now: at) == nil)
+        let noLead = try JobSchedule(Job(kind: .delivery, at: at, lead: .zero), localZone: .utc)
+        #expect(noLead.first(now: now, defaultLead: .minutes(15)) == at)
+        let defaultLead = try JobSchedule(Job(kind: .delivery, at: at), localZone: .utc)
+        #expect(defaultLead.first(now: now, defaultLead: .minutes(5)) == at - .minutes(5))
+    }
+
+    @Test func aBadCalendarExpressionIsRefusedInTheJob() {
+        #expect(throws: JobError("field 'every' is not a calendar expression", value: "\"25:00\"", detail: "hour 25 is out of range 0..23")) {
+            try Job.decode(Data("{\"version\":1,\"kind\":\"reminder\",\"every\":\"25:00\",\"text\":\"x\"}".utf8))
+        }
     }
 }

@@ -18,10 +18,11 @@ public enum ConfigLoader {
     /// Every key the file may hold, dotted; anything else is refused as a likely typo.
     public static let keys: [String] = [
         "profile.name", "profile.address",
-        "defaults.lead", "defaults.urgency",
+        "defaults.lead", "defaults.urgency", "defaults.snooze",
         "templates.headsUp.summary", "templates.headsUp.body",
         "templates.arrival.summary", "templates.arrival.body",
         "templates.reminder.summary", "templates.reminder.body",
+        "templates.habit.summary", "templates.habit.body",
         "spool", "log.level",
     ]
 
@@ -124,6 +125,12 @@ public enum ConfigLoader {
                 throw ConfigError("\(v.source): \"\(v.text)\" is not a time span: \(error)")
             }
         }
+        if let v = value("defaults.snooze") {
+            do { config.snooze = try TimeSpan.parse(v.text) } catch {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a time span: \(error)")
+            }
+            guard config.snooze > .zero else { throw ConfigError("\(v.source): the snooze span must be longer than 0") }
+        }
         if let v = value("defaults.urgency") {
             guard let u = Job.Urgency(rawValue: v.text) else {
                 throw ConfigError("\(v.source): \"\(v.text)\" is not one of low, normal, critical")
@@ -141,7 +148,9 @@ public enum ConfigLoader {
             arrival: .init(summary: try template("templates.arrival.summary", d.arrival.summary),
                            body: try template("templates.arrival.body", d.arrival.body)),
             reminder: .init(summary: try template("templates.reminder.summary", d.reminder.summary),
-                            body: try template("templates.reminder.body", d.reminder.body)))
+                            body: try template("templates.reminder.body", d.reminder.body)),
+            habit: .init(summary: try template("templates.habit.summary", d.habit.summary),
+                         body: try template("templates.habit.body", d.habit.body)))
         if let v = value("spool"), !v.text.isEmpty {
             var p = v.text
             if p == "~" || p.hasPrefix("~/") { p = (environment["HOME"] ?? "") + p.dropFirst() }

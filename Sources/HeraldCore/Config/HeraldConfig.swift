@@ -17,6 +17,7 @@ public struct HeraldConfig: Sendable, Equatable {
         public var headsUp: Message
         public var arrival: Message
         public var reminder: Message
+        public var habit: Message
     }
 
     public enum LogLevel: String, Sendable, CaseIterable {
@@ -27,6 +28,8 @@ public struct HeraldConfig: Sendable, Equatable {
     /// How long before a delivery's arrival its heads-up fires (`defaults.lead`).
     public var lead: Span = .minutes(15)
     public var urgency: Job.Urgency = .normal
+    /// How long Snooze (the button, or `herald snooze` without a span) puts a popup off.
+    public var snooze: Span = .minutes(10)
     public var templates: Templates = HeraldConfig.defaultTemplates
     /// The spool directory, if configured (else the XDG default).
     public var spool: String?
@@ -41,6 +44,8 @@ public struct HeraldConfig: Sendable, Equatable {
         arrival: Message(summary: try! Template("Your delivery is here"),
                          body: try! Template("{name}, your order is arriving at {address} now.\n{items}")),
         reminder: Message(summary: try! Template("{title}"),
-                          body: try! Template("{text}"))
+                          body: try! Template("{text}")),
+        habit: Message(summary: try! Template("{title}"),
+                       body: try! Template("{progress} · done {total}"))
     )
 }

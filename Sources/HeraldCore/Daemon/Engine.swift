@@ -24,11 +24,14 @@ public final class Engine: @unchecked Sendable {
     struct InFlight {
         var name: JobFileName
         var job: Job
+        var schedule: JobSchedule
         var due: Instant
     }
 
     public let spool: Spool
     public private(set) var config: HeraldConfig
+    /// The zone for jobs that name none (the system's; changes with /etc/localtime).
+    public private(set) var localZone: TimeZoneRules
     let clock: any WallClock
     var logger: Logger
 
@@ -40,9 +43,10 @@ public final class Engine: @unchecked Sendable {
     public private(set) var lastError: NotifierError?
     public private(set) var lastErrorAt: Instant?
 
-    public init(spool: Spool, config: HeraldConfig, clock: any WallClock, logger: Logger) {
+    public init(spool: Spool, config: HeraldConfig, localZone: TimeZoneRules = .utc, clock: any WallClock, logger: Logger) {
         self.spool = spool
         self.config = config
+        self.localZone = localZone
         self.clock = clock
         self.logger = logger
     }
@@ -94,14 +98,6 @@ public final class Engine: @unchecked Sendable {
         return effects
     }
 
-    /// Takes in files from `new/`: valid jobs move to `jobs/`, anything else to `failed/`.
-    public func intake(names: [String]) -> [Effect] {
-        for name in names.sorted() where !name.hasPrefix(".") {
-            if name.hasSuffix(".jsonl") { intakeBatch(name) } else { intakeOne(name) }
-        }
-        return tick()
-    }
-
     /// Files appeared in or left `jobs/` (inotify). The engine's own renames are recognised
     /// and ignored; anything else (a cancel, a snooze by the CLI) updates the schedule.
     public func jobsChanged(removed: [String], added: [String]) -> [Effect] {
@@ -114,8 +110,7 @@ public final class Engine: @unchecked Sendable {
             guard let name = JobFileName(parsing: raw), pending[name.id] != name else { continue }
             guard FileSystem.exists(spool.path(of: name)) else { continue }
             if let old = pending[name.id], FileSystem.exists(spool.path(of: old)) { continue }
-            pending[name.id] = name
-            if inFlight[name.id] == nil { scheduler.schedule(name.id, at: name.fireAt) }
+            adopt(name)
             logger.info("Job rescheduled", metadata: ["job.id": "\(name.id)", "job.due": "\(name.fireAt)"])
         }
         return tick()
@@ -201,36 +196,54 @@ public final class Engine: @unchecked Sendable {
     func prepare(_ item: Outbox.Item, now: Instant) -> Preparation {
         guard let name = pending[item.id] else { return .done }  // cancelled meanwhile
         let job: Job
-        switch spool.loadJob(name) {
-        case .success(let j): job = j
-        case .failure(let error):
+        let schedule: JobSchedule
+        do {
+            job = try spool.loadJob(name, localZone: localZone).get()
+            schedule = try JobSchedule(job, localZone: localZone)
+        } catch {
+            let reason = (error as? SpoolFileError)?.description ?? "\(error)"
+            let redacted = (error as? SpoolFileError)?.redacted ?? (error as? JobError)?.reason ?? reason
             forget(item.id)
-            quarantine(directory: spool.jobs, name: name.description, reason: error.description, redacted: error.redacted)
+            quarantine(directory: spool.jobs, name: name.description, reason: reason, redacted: redacted)
             appendHistory(HistoryRecord(time: now, id: item.id, kind: nil, role: nil, due: item.due, outcome: .failed,
-                                        note: error.redacted))
+                                        note: redacted))
             return .done
         }
-        let flight = InFlight(name: name, job: job, due: item.due)
+        let flight = InFlight(name: name, job: job, schedule: schedule, due: item.due)
         let role = job.role(of: name.occurrence)
         if role == .headsUp, name.snoozedUntil == nil, let arrival = job.at, now >= arrival {
             // The arrival itself is due: a heads-up now would only repeat it.
             record(flight, outcome: .skipped, now: now, note: "arrival already due")
             return .done
         }
+        var stats: HabitStats? = nil
+        if job.kind == .habit {
+            let day = LocalDate(name.occurrence, in: schedule.zone)
+            let log = HabitLog(spool: spool, id: item.id).read()
+            reportLogProblems(log, id: item.id)
+            if log.days.contains(day) {
+                // Quiet for the rest of that day: resume with the next day's first reminder.
+                record(flight, outcome: .skipped, now: now, note: "done for the day",
+                       resumeAfter: day.adding(days: 1).start(in: schedule.zone) - Span(microseconds: 1))
+                return .done
+            }
+            stats = habitStats(schedule, done: log.days, today: day)
+        }
         inFlight[item.id] = flight
-        let request = MessageRenderer(config: config).render(job, id: item.id, due: name.occurrence, now: now)
+        let request = MessageRenderer(config: config).render(job, id: item.id, due: name.occurrence, now: now, stats: stats)
         logger.debug("Showing notification",
                      metadata: ["job.id": "\(item.id)", "summary": "\(request.summary)", "body": "\(request.body)"])
         return .show(request)
     }
 
-    /// Moves a job past the occurrence that just fired (or was skipped) and logs it.
-    func record(_ f: InFlight, outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil) {
+    /// Moves a job past the occurrence that just fired (or was skipped) and logs it; with
+    /// `resumeAfter`, a recurring job skips everything up to that time.
+    func record(_ f: InFlight, outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil, resumeAfter: Instant? = nil) {
         let id = f.name.id
         let role = f.job.role(of: f.name.occurrence)
         let lateMs = (now - f.due).microseconds / 1000
-        appendHistory(HistoryRecord(time: now, id: id, kind: f.job.kind, role: role, due: f.due, outcome: outcome,
-                                    title: f.job.title, note: note))
+        appendHistory(HistoryRecord(time: now, id: id, kind: f.job.kind, role: role, due: f.name.occurrence,
+                                    outcome: outcome, title: f.job.title, note: note))
         guard pending[id] == f.name else {
             if let moved = pending[id] {
                 scheduler.schedule(id, at: moved.fireAt)  // snoozed or rescheduled while it fired
@@ -240,11 +253,10 @@ public final class Engine: @unchecked Sendable {
             return
         }
         do {
-            if let next = f.job.nextOccurrence(after: f.name.occurrence, defaultLead: config.lead) {
+            if let next = f.schedule.next(after: max(f.name.occurrence, resumeAfter ?? f.name.occurrence), now: now) {
                 let newName = JobFileName(id: id, occurrence: next)
                 try spool.advance(f.name, to: newName)
-                pending[id] = newName
-                scheduler.schedule(id, at: newName.fireAt)
+                adopt(newName)
             } else {
                 pending.removeValue(forKey: id)
                 try spool.finish(f.name)
@@ -264,139 +276,16 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Takes `name` as the job's current state and schedules it (unless it is being shown).
+    func adopt(_ name: JobFileName) {
+        pending[name.id] = name
+        if inFlight[name.id] == nil { scheduler.schedule(name.id, at: name.fireAt) }
+    }
+
     func forget(_ id: String) {
         pending.removeValue(forKey: id)
         scheduler.remove(id)
         outbox.remove(id)
-    }
-
-    // MARK: intake
-
-    func intakeOne(_ fileName: String) {
-        let path = spool.new + "/" + fileName
-        let bytes: [UInt8]
-        switch spool.readChecked(path, limit: Job.maximumFileSize) {
-        case .success(let b): bytes = b
-        case .failure(let error):
-            if case .unreadable = error, !FileSystem.exists(path) { return }  // already taken
-            quarantine(directory: spool.new, name: fileName, reason: error.description, redacted: error.redacted)
-            return
-        }
-        let job: Job
-        do { job = try Job.decode(Data(bytes)) } catch {
-            quarantine(directory: spool.new, name: fileName, reason: error.description, redacted: error.reason)
-            return
-        }
-        let id = job.id ?? freshID(hint: fileName)
-        if pending[id] != nil {
-            quarantine(directory: spool.new, name: fileName, reason: "job id '\(id)' is already pending")
-            return
-        }
-        guard let first = job.firstOccurrence(defaultLead: config.lead) else {
-            quarantine(directory: spool.new, name: fileName,
-                       reason: "field 'every' needs calendar schedules, which this version does not evaluate yet")
-            return
-        }
-        let name = JobFileName(id: id, occurrence: first)
-        do {
-            try FileSystem.move(path, to: spool.path(of: name))
-            chmod(spool.path(of: name), 0o600)
-        } catch {
-            if !error.isNotFound { logger.error("Cannot accept a job file", metadata: ["file": "\(fileName)", "error": "\(error)"]) }
-            return
-        }
-        pending[id] = name
-        scheduler.schedule(id, at: name.fireAt)
-        logger.info("Job accepted", metadata: ["job.id": "\(id)", "job.kind": "\(job.kind.rawValue)", "job.due": "\(name.fireAt)"])
-    }
-
-    /// A `.jsonl` batch: every line is validated first; then all are written, synced once,
-    /// and the batch removed. A batch taken in again after a crash skips ids already pending.
-    func intakeBatch(_ fileName: String) {
-        let path = spool.new + "/" + fileName
-        let bytes: [UInt8]
-        switch spool.readChecked(path, limit: 1 << 30) {
-        case .success(let b): bytes = b
-        case .failure(let error):
-            if case .unreadable = error, !FileSystem.exists(path) { return }
-            quarantine(directory: spool.new, name: fileName, reason: error.description, redacted: error.redacted)
-            return
-        }
-        let stem = String(fileName.dropLast(6))
-        var accepted: [(name: JobFileName, line: ArraySlice<UInt8>)] = []
-        var problems: [String] = []
-        var redacted: [String] = []
-        var lineNumber = 0
-        var seen = Set<String>()
-        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-            do {
-                let job = try Job.decode(Data(line))
-                let id = job.id ?? "\(stem)-\(lineNumber)"
-                guard Job.isValidID(id), seen.insert(id).inserted else {
-                    problems.append("line \(lineNumber): id '\(id)' appears twice"); redacted.append(problems.last!); continue
-                }
-                guard let first = job.firstOccurrence(defaultLead: config.lead) else {
-                    problems.append("line \(lineNumber): field 'every' is not evaluated by this version")
-                    redacted.append(problems.last!); continue
-                }
-                accepted.append((JobFileName(id: id, occurrence: first), line))
-            } catch {
-                problems.append("line \(lineNumber): \(error)")
-                redacted.append("line \(lineNumber): \(error.reason)")
-            }
-        }
-        if !problems.isEmpty {
-            quarantine(directory: spool.new, name: fileName,
-                       reason: problems.prefix(20).joined(separator: "; ") + (problems.count > 20 ? "; ..." : ""),
-                       redacted: redacted.prefix(5).joined(separator: "; "))
-            return
-        }
-        var added: [(String, Instant)] = []
-        var skipped = 0
-        for (name, line) in accepted {
-            if pending[name.id] != nil { skipped += 1; continue }
-            let tmpPath = spool.tmp + "/.batch." + name.description
-            do {
-                var content = Array(line)
-                content.append(UInt8(ascii: "\n"))
-                try FileSystem.writeUnsynced(content, tmpPath: tmpPath, finalPath: spool.path(of: name))
-            } catch {
-                logger.error("Cannot write a job from a batch; the batch stays in new/",
-                             metadata: ["file": "\(fileName)", "error": "\(error)"])
-                return
-            }
-            pending[name.id] = name
-            added.append((name.id, name.fireAt))
-        }
-        FileSystem.syncFileSystem(of: spool.jobs)
-        unlink(path)
-        scheduler.schedule(contentsOf: added)
-        logger.info("Batch accepted", metadata: ["file": "\(fileName)", "jobs.added": "\(added.count)", "jobs.skipped": "\(skipped)"])
-    }
-
-    func freshID(hint fileName: String) -> String {
-        let stem = fileName.hasSuffix(".json") ? String(fileName.dropLast(5)) : fileName
-        if Job.isValidID(stem), pending[stem] == nil { return stem }
-        var rng = SystemRandomNumberGenerator()
-        while true {
-            let id = JobID.random(using: &rng)
-            if pending[id] == nil { return id }
-        }
-    }
-
-    func quarantine(directory: String, name: String, reason: String, redacted: String? = nil) {
-        do {
-            let target = try spool.quarantine(directory: directory, name: name, reason: reason, now: clock.now)
-            logger.warning("Bad job file moved to failed/",
-                           metadata: ["file": "\(spool.relative(directory))/\(name)", "moved.to": "\(spool.relative(target))",
-                                      "reason": "\(redacted ?? reason)"])
-            logger.debug("Bad job file, full reason", metadata: ["file": "\(name)", "reason": "\(reason)"])
-        } catch {
-            if error.isNotFound { return }
-            logger.error("Cannot move a bad job file to failed/", metadata: ["file": "\(name)", "error": "\(error)"])
-        }
     }
 
     func appendHistory(_ record: HistoryRecord) {

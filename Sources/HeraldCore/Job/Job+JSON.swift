@@ -36,14 +36,17 @@ extension Job {
     ///   - data: the file's bytes (UTF-8 JSON, one object).
     ///   - zoneExists: whether a `timezone` value names a known zone.
     /// - Throws: `JobError` naming the first problem found.
-    public static func decode(_ data: Data, zoneExists: (String) -> Bool = Job.zoneFileExists) throws(JobError) -> Job {
+    ///   - localZone: the zone a calendar expression without one is read in (for validation).
+    public static func decode(_ data: Data, zoneExists: (String) -> Bool = Job.zoneFileExists,
+                              localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
         let value: JSONValue
         do { value = try JSONValue.parse(data) } catch { throw JobError("not valid JSON", detail: error.detail) }
-        return try decode(value, zoneExists: zoneExists)
+        return try decode(value, zoneExists: zoneExists, localZone: localZone)
     }
 
     /// Validates an already-parsed document. See `decode(_:zoneExists:)`.
-    public static func decode(_ value: JSONValue, zoneExists: (String) -> Bool = Job.zoneFileExists) throws(JobError) -> Job {
+    public static func decode(_ value: JSONValue, zoneExists: (String) -> Bool = Job.zoneFileExists,
+                              localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
         guard case .object(let o) = value else { throw JobError("not a JSON object but \(value.typeName)") }
         if let unknown = o.keys.filter({ !fields.contains($0) }).sorted().first {
             throw JobError("unknown field '\(unknown)'")
@@ -108,6 +111,7 @@ extension Job {
             }
         }
         try job.checkKindRules(present: Set(o.keys))
+        if job.every != nil { _ = try JobSchedule(job, localZone: localZone) }
         return job
     }
 

@@ -18,11 +18,16 @@ public struct MessageRenderer: Sendable {
         return us <= 0 ? 0 : Int((us + 59_999_999) / 60_000_000)
     }
 
+    /// The buttons on a habit's popup.
+    public static let habitActions = [NotificationRequest.Action(key: "done", label: "Done"),
+                                      NotificationRequest.Action(key: "snooze", label: "Snooze")]
+
     /// A job fired more than this after its due time is marked late.
     public static let lateThreshold = Span.minutes(1)
 
-    /// The popup for `job`'s occurrence `due`, shown at `now`.
-    public func render(_ job: Job, id: String, due: Instant, now: Instant) -> NotificationRequest {
+    /// The popup for `job`'s occurrence `due`, shown at `now`. A habit's popup needs its
+    /// `stats`, and gets Done and Snooze buttons.
+    public func render(_ job: Job, id: String, due: Instant, now: Instant, stats: HabitStats? = nil) -> NotificationRequest {
         let role = job.role(of: due)
         let late = now - due
         var values: [String: String] = [
@@ -38,11 +43,20 @@ public struct MessageRenderer: Sendable {
             values["count"] = String(job.itemCount)
             values["minutes"] = String(job.at.map { Self.minutesLeft(until: $0, now: now) } ?? 0)
             message = role == .headsUp ? config.templates.headsUp : config.templates.arrival
-        case .reminder, .habit:
+        case .reminder:
             message = config.templates.reminder
+        case .habit:
+            let s = stats ?? HabitStats(total: 0, currentStreak: 0, bestStreak: 0, doneToday: false)
+            values["progress"] = s.progressPhrase
+            values["streak"] = String(s.currentStreak)
+            values["total"] = s.totalPhrase
+            message = config.templates.habit
         }
         var summary = TextSafety.stripControls(message.summary.render(values), keepNewlines: false).trimmingSpaces
-        if summary.isEmpty { summary = job.title ?? job.text.map { String($0.prefix(60)) } ?? "Herald" }
+        if summary.isEmpty {
+            let text = (job.text ?? "").trimmingSpaces
+            summary = (job.title ?? "").isEmpty ? (!text.isEmpty && text.count <= 60 ? text : "Reminder") : job.title!
+        }
         var body = TextSafety.stripControls(message.body.render(values)).trimmingSpaces
         if summary == body && role == .reminder { body = "" }
         // A late popup says so, unless the template placed {late} itself; a heads-up instead
@@ -52,9 +66,9 @@ public struct MessageRenderer: Sendable {
             body = body.isEmpty ? "(\(lateText))" : body + "\n(\(lateText))"
         }
         return NotificationRequest(
-            jobID: id, summary: summary, body: body, icon: job.icon,
+            jobID: id, occurrence: due, summary: summary, body: body, icon: job.icon,
             urgency: job.urgency ?? config.urgency,
             category: "x-herald." + (role == .headsUp || role == .arrival ? "delivery" : job.kind.rawValue),
-            actions: [])
+            actions: role == .habit ? Self.habitActions : [])
     }
 }

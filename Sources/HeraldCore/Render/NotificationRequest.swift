@@ -7,6 +7,8 @@ public struct NotificationRequest: Sendable, Equatable {
     }
 
     public var jobID: String
+    /// The occurrence this popup is for (a habit's day, a snooze's subject).
+    public var occurrence: Instant
     public var summary: String
     /// Plain text; a notifier escapes it when the server takes markup.
     public var body: String
@@ -16,9 +18,9 @@ public struct NotificationRequest: Sendable, Equatable {
     public var category: String
     public var actions: [Action]
 
-    public init(jobID: String, summary: String, body: String, icon: String? = nil, urgency: Job.Urgency = .normal,
-                category: String, actions: [Action] = []) {
-        self.jobID = jobID; self.summary = summary; self.body = body; self.icon = icon
+    public init(jobID: String, occurrence: Instant = .epoch, summary: String, body: String, icon: String? = nil,
+                urgency: Job.Urgency = .normal, category: String, actions: [Action] = []) {
+        self.jobID = jobID; self.occurrence = occurrence; self.summary = summary; self.body = body; self.icon = icon
         self.urgency = urgency; self.category = category; self.actions = actions
     }
 
@@ -42,7 +44,22 @@ public struct NotifierError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { detail.isEmpty ? kind.rawValue : "\(kind.rawValue): \(detail)" }
 }
 
+/// A button the user pressed on a popup.
+public struct NotificationAction: Sendable, Equatable {
+    public var jobID: String
+    public var occurrence: Instant
+    /// The action's key: "done", "snooze".
+    public var key: String
+    public init(jobID: String, occurrence: Instant, key: String) { self.jobID = jobID; self.occurrence = occurrence; self.key = key }
+}
+
 /// Shows notifications. Implementations call `completion` exactly once, on any thread.
 public protocol Notifier: Sendable {
     func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void)
+    /// Where button presses go; notifiers without buttons never call it.
+    func onAction(_ handler: @escaping @Sendable (NotificationAction) -> Void)
+}
+
+extension Notifier {
+    public func onAction(_ handler: @escaping @Sendable (NotificationAction) -> Void) {}
 }

@@ -1,6 +1,7 @@
 /// A message template with `{name}`-style placeholders.
 public struct Template: Sendable, Equatable, CustomStringConvertible {
-    public static let placeholders: Set<String> = ["name", "address", "items", "count", "minutes", "title", "text", "late"]
+    public static let placeholders: Set<String> = ["name", "address", "items", "count", "minutes", "title", "text", "late",
+                                                       "progress", "streak", "total"]
 
     public let source: String
 

@@ -36,14 +36,20 @@ extension Spool {
     ///
     /// - Parameters:
     ///   - defaultLead: the configured heads-up lead, for deliveries not yet taken in.
+    ///   - localZone: the zone for jobs (and calendar expressions) that name none.
+    ///   - now: for when jobs not yet taken in will first fire.
     ///   - loadDocuments: whether to read each job's document (false: ids and times only).
-    public func listPending(defaultLead: Span, loadDocuments: Bool = true) -> [PendingJob] {
+    public func listPending(defaultLead: Span, localZone: TimeZoneRules = .utc, now: Instant = .epoch,
+                            loadDocuments: Bool = true) -> [PendingJob] {
+        func first(_ job: Job?) -> Instant? {
+            job.flatMap { try? JobSchedule($0, localZone: localZone).first(now: now, defaultLead: defaultLead) }
+        }
         var result: [PendingJob] = []
         if let listing = try? pendingJobs() {
             for name in listing.jobs {
                 var p = PendingJob(id: name.id, location: .jobs(name), fireAt: name.fireAt)
                 if loadDocuments {
-                    switch loadJob(name) {
+                    switch loadJob(name, localZone: localZone) {
                     case .success(let job): p.job = job
                     case .failure(let error): p.problem = error.description
                     }
@@ -61,17 +67,16 @@ extension Spool {
                 let stem = String(file.dropLast(6))
                 for (k, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
                 where !line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
-                    let job = try? Job.decode(Data(line))
+                    let job = try? Job.decode(Data(line), localZone: localZone)
                     result.append(PendingJob(id: job?.id ?? "\(stem)-\(k + 1)", location: .batch(file, line: k + 1), job: job,
-                                             fireAt: job?.firstOccurrence(defaultLead: defaultLead),
+                                             fireAt: first(job),
                                              problem: job == nil ? "not a valid job" : nil))
                 }
             } else {
                 do {
-                    let job = try Job.decode(Data(bytes))
+                    let job = try Job.decode(Data(bytes), localZone: localZone)
                     let stem = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
-                    result.append(PendingJob(id: job.id ?? stem, location: .intake(file), job: job,
-                                             fireAt: job.firstOccurrence(defaultLead: defaultLead)))
+                    result.append(PendingJob(id: job.id ?? stem, location: .intake(file), job: job, fireAt: first(job)))
                 } catch {
                     result.append(PendingJob(id: file, location: .intake(file), problem: error.description))
                 }
@@ -88,8 +93,8 @@ extension Spool {
     }
 
     /// The pending jobs whose id is `query` or, failing that, starts with it.
-    public func findPending(_ query: String, defaultLead: Span) -> [PendingJob] {
-        let all = listPending(defaultLead: defaultLead)
+    public func findPending(_ query: String, defaultLead: Span, localZone: TimeZoneRules = .utc, now: Instant = .epoch) -> [PendingJob] {
+        let all = listPending(defaultLead: defaultLead, localZone: localZone, now: now)
         let exact = all.filter { $0.id == query }
         return exact.isEmpty ? all.filter { $0.id.hasPrefix(query) } : exact
     }

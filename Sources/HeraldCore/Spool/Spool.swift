@@ -120,9 +120,11 @@ public struct Spool: Sendable {
     public func path(of name: JobFileName) -> String { jobs + "/" + name.description }
 
     /// Reads and decodes a pending job's document.
-    public func loadJob(_ name: JobFileName) -> Result<Job, SpoolFileError> {
+    public func loadJob(_ name: JobFileName, localZone: TimeZoneRules = .utc) -> Result<Job, SpoolFileError> {
         readChecked(path(of: name), limit: Job.maximumFileSize).flatMap { bytes in
-            do throws(JobError) { return .success(try Job.decode(Data(bytes))) } catch { return .failure(.invalid(error)) }
+            do throws(JobError) { return .success(try Job.decode(Data(bytes), localZone: localZone)) } catch {
+                return .failure(.invalid(error))
+            }
         }
     }
 

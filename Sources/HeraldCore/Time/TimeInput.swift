@@ -2,7 +2,8 @@
 /// the local zone) or a wall-clock time `HH:MM[:SS]` meaning the next such time.
 public enum TimeInput {
     /// Resolves `text` to an instant. `HH:MM` means today at that time, or tomorrow when it
-    /// has already passed; a timestamp without an offset is read in `zone`.
+    /// has already passed; a timestamp without an offset is read in `zone`; a date alone
+    /// (`2026-12-24`) means its start.
     ///
     /// - Returns: nil when the text is not a time Herald understands.
     public static func parse(_ text: String, now: Instant, zone: TimeZoneRules) -> Instant? {
@@ -13,6 +14,7 @@ public enum TimeInput {
             }
             return zone.resolve(p.civil).firstInstant
         }
+        if let day = LocalDate(parsing: trimmed) { return day.start(in: zone) }
         guard let (h, m, s) = clockTime(trimmed) else { return nil }
         let today = zone.civil(now)
         var day = CivilTime(year: today.year, month: today.month, day: today.day, hour: h, minute: m, second: s)

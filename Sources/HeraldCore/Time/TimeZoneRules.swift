@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -132,6 +133,18 @@ extension TimeZoneRules {
     public static func isPlausibleName(_ name: String) -> Bool {
         !name.isEmpty && !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
             && name.utf8.allSatisfy { $0 > 32 && $0 < 127 }
+    }
+
+    /// Zones already read, by name: zones do not change while Herald runs (a changed
+    /// /etc/localtime is read again through `local(environment:)`).
+    private static let cache = Mutex<[String: TimeZoneRules]>([:])
+
+    /// `named(_:)`, remembering the answer.
+    public static func cached(_ name: String) throws(LoadError) -> TimeZoneRules {
+        if let hit = cache.withLock({ $0[name] }) { return hit }
+        let zone = try named(name)
+        cache.withLock { $0[name] = zone }
+        return zone
     }
 
     /// Loads an IANA zone (`Europe/Berlin`), `UTC`, or a TZif file by absolute path.

@@ -172,6 +172,19 @@ final class NotificationServer {
         return try JSONDecoder().decode([ReceivedNotification].self, from: Data(r.stdout.utf8))
     }
 
+    /// The ids Herald asked the server to close.
+    func closed() throws -> [Int] {
+        let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "closed"], environment: environment)
+        return try JSONDecoder().decode([Int].self, from: Data(r.stdout.utf8))
+    }
+
+    /// Makes the server say that the user pressed button `key` on notification `id`.
+    func press(_ key: String, onNotification id: Int) throws {
+        let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "emit", "ActionInvoked", String(id), key],
+                               environment: environment)
+        guard r.status == 0 else { throw HarnessError("EmitSignal failed: \(r.stderr)") }
+    }
+
     /// Waits until at least `count` notifications arrived; returns them all.
     func waitForNotifications(_ count: Int, timeout: TimeInterval = 15) throws -> [ReceivedNotification] {
         var received: [ReceivedNotification] = []

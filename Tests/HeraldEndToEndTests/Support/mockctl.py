@@ -3,6 +3,7 @@
 
   mockctl.py wait            wait (up to 10 s) until org.freedesktop.Notifications is owned
   mockctl.py calls           print the Notify calls received so far as JSON
+  mockctl.py closed          print the ids passed to CloseNotification so far as JSON
   mockctl.py emit SIGNAL ARGS...   make the mock emit ActionInvoked / NotificationClosed
 """
 import json
@@ -50,6 +51,9 @@ def main():
             calls.append({'app': str(app), 'replaces': int(replaces), 'icon': str(icon), 'summary': str(summary),
                           'body': str(body), 'actions': plain(actions), 'hints': plain(hints), 'timeout': int(timeout)})
         print(json.dumps(calls))
+        return 0
+    if command == 'closed':
+        print(json.dumps([int(args[0]) for _stamp, method, args in mock.GetCalls() if method == 'CloseNotification']))
         return 0
     if command == 'emit':
         signal = sys.argv[2]

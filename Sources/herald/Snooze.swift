@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+extension Herald {
+    struct Snooze: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a job's popup again later (or put off one that has not fired yet).",
+            discussion: """
+                For a job that has already fired (a finished reminder, or a recurring job's \\
+                latest occurrence), its last popup shows again SPAN from now. A job that has \\
+                not fired yet fires SPAN later than planned. The default SPAN is the config's \\
+                defaults.snooze (10m). Snoozes are kept in the spool and survive restarts.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The job id (or a unique prefix).")
+        var id: String
+
+        @Argument(help: "How long: a span such as 10m (default: the config's defaults.snooze).")
+        var span: String?
+
+        func run() async throws {
+            let ctx = try await CLIContext.load(global)
+            let length = try span.map { try parseSpan($0, option: "SPAN") } ?? ctx.config.snooze
+            guard length > .zero else { throw CLIError.usage("SPAN: '\(span ?? "")' must be longer than 0") }
+            let found = ctx.spool.findPending(id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)
+            if found.count > 1 { throw CLIError.data("'\(id)' matches \(found.count) jobs: \(found.prefix(5).map(\.id).joined(separator: ", "))") }
+            let from: String
+            let target: JobFileName
+            if let p = found.first {
+                guard case .jobs(let name) = p.location else {
+                    throw CLIError.data("job '\(p.id)' has not been taken in by heraldd yet; start heraldd first")
+                }
+                if let shown = ctx.lastShownOccurrence(of: p.id), shown < name.occurrence {
+                    target = JobFileName(id: p.id, occurrence: shown, snoozedUntil: ctx.fromNow(length))
+                } else {
+                    target = JobFileName(id: p.id, occurrence: name.occurrence, snoozedUntil: max(name.fireAt, ctx.now) + length)
+                }
+                from = ctx.spool.path(of: name)
+            } else if let done = ctx.finishedJob(id) {
+                target = JobFileName(id: done.id, occurrence: done.occurrence, snoozedUntil: ctx.fromNow(length))
+                from = ctx.spool.done + "/" + done.description
+            } else {
+                throw CLIError.data("no pending or fired job '\(id)' (see 'herald list')")
+            }
+            do { try FileSystem.move(from, to: ctx.spool.path(of: target)) } catch {
+                throw CLIError.failure(error.isNotFound ? "job '\(target.id)' just changed (it fired?); try again" : "\(error)")
+            }
+            say("Snoozed \(target.id): shows again \(ctx.when(target.fireAt))")
+        }
+    }
+}
+
+extension CLIContext {
+    /// The occurrence of `id` most recently shown, from history.jsonl.
+    func lastShownOccurrence(of id: String) -> Instant? {
+        guard let data = FileManager.default.contents(atPath: spool.historyPath) else { return nil }
+        var last: Instant? = nil
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.contains("\"\(id)\"") {
+            if let record = HistoryRecord(jsonLine: line), record.id == id, record.outcome == .shown { last = record.due }
+        }
+        return last
+    }
+
+    /// A finished job in done/: by exact id, else a unique prefix; its latest state.
+    func finishedJob(_ query: String) -> JobFileName? {
+        let names = ((try? FileSystem.list(spool.done)) ?? []).compactMap(JobFileName.init(parsing:))
+        let exact = names.filter { $0.id == query }
+        let matches = exact.isEmpty ? names.filter { $0.id.hasPrefix(query) } : exact
+        guard Set(matches.map(\.id)).count == 1 else { return nil }
+        return matches.max { $0.occurrence < $1.occurrence }
+    }
+}
