@@ -9,7 +9,10 @@ UNITDIR = $(DESTDIR)$(PREFIX)/share/systemd/user
 SHAREDIR = $(DESTDIR)$(PREFIX)/share/herald
 APPDIR = $(DESTDIR)$(PREFIX)/share/applications
 
-.PHONY: all build release test run install uninstall deps test-deps clean
+FUZZ_SECONDS ?= 120
+FUZZ_SEED ?= $(shell date +%s)
+
+.PHONY: all build release test run install uninstall deps test-deps clean fuzz
 
 all: build
 
@@ -29,6 +32,12 @@ release: deps
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## Fuzz the job decoder, span parser and calendar parser for FUZZ_SECONDS (a short seeded
+## run is part of `make test`). A crash saves its input to fuzz-crash-<target>.bin.
+fuzz: deps
+	$(SWIFT) build -c release --product herald-fuzz
+	.build/release/herald-fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
 
 ## Build in release and run heraldd in the foreground.
 run: release

@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "heraldd", targets: ["heraldd"]),
         .executable(name: "herald", targets: ["herald"]),
+        .executable(name: "herald-fuzz", targets: ["herald-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
@@ -29,6 +30,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        .target(name: "CHeraldSys"),
         .target(
             name: "HeraldNotify",
             dependencies: ["CLibNotify", "HeraldCore", .product(name: "Logging", package: "swift-log")]
@@ -36,7 +38,7 @@ let package = Package(
         .executableTarget(
             name: "heraldd",
             dependencies: [
-                "HeraldCore", "HeraldNotify",
+                "HeraldCore", "HeraldNotify", "CHeraldSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -50,10 +52,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
+        .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
+        .executableTarget(name: "herald-fuzz", dependencies: ["HeraldFuzz"]),
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFuzz"]),
         .testTarget(
             name: "HeraldEndToEndTests",
-            dependencies: ["HeraldCore", "heraldd", "herald"]
+            dependencies: ["HeraldCore", "HeraldFuzz", "heraldd", "herald"]
         ),
     ]
 )

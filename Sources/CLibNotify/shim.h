@@ -2,6 +2,7 @@
 #define HERALD_CLIBNOTIFY_SHIM_H
 
 #include <libnotify/notify.h>
+#include <gio/gio.h>
 
 /* Swift cannot import GLib's function-like macros or variadic functions.
  * These static inline wrappers expose exactly what HeraldNotify needs. */
@@ -21,6 +22,30 @@ static inline void herald_add_action(NotifyNotification *notification, const cha
                                      herald_action_callback callback, void *user_data, void (*free_func)(void *)) {
     notify_notification_add_action(notification, action, label, (NotifyActionCallback)callback, user_data,
                                    (GFreeFunc)free_func);
+}
+
+/// Wraps g_signal_connect for GDBusConnection's "closed" signal.
+static inline unsigned long herald_connection_on_closed(GDBusConnection *connection,
+                                                        void (*handler)(GDBusConnection *, gboolean, GError *, void *),
+                                                        void *user_data) {
+    return g_signal_connect(connection, "closed", G_CALLBACK(handler), user_data);
+}
+
+/// Subscribes to NameOwnerChanged for one well-known name on `connection`.
+static inline unsigned int herald_watch_name_owner(GDBusConnection *connection, const char *name,
+                                                   GDBusSignalCallback callback, void *user_data) {
+    return g_dbus_connection_signal_subscribe(connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
+                                              "NameOwnerChanged", "/org/freedesktop/DBus", name,
+                                              G_DBUS_SIGNAL_FLAGS_NONE, callback, user_data, NULL);
+}
+
+/// The new owner (third argument) of a NameOwnerChanged signal, or "" when it has none.
+static inline const char *herald_name_owner_changed_new_owner(GVariant *parameters) {
+    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(sss)"))) return "";
+    GVariant *child = g_variant_get_child_value(parameters, 2);
+    const char *owner = g_variant_get_string(child, NULL);
+    g_variant_unref(child);  /* the string stays valid: the parent holds it */
+    return owner;
 }
 
 /// Wraps G_OBJECT(...) + g_object_unref for a NotifyNotification.

@@ -28,6 +28,9 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private var live: [UnsafeMutablePointer<NotifyNotification>] = []
     private let liveLimit = 256
     private let actionHandler = ActionHandlerBox()
+    private let busHandlers = BusHandlersBox()
+    /// The session bus connection being watched (GLib thread only).
+    private var watchedConnection: OpaquePointer?  // GDBusConnection *
 
     /// Starts the GLib thread and initialises libnotify with the app name "Herald".
     public init(logger: Logger) {
@@ -52,9 +55,43 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
                 return
             }
             let result = showOnGLibThread(request)
-            if case .failure(let error) = result { lastFailure = (DispatchTime.now().uptimeNanoseconds, error) }
+            if case .failure(let error) = result { lastFailure = (DispatchTime.now().uptimeNanoseconds, error) } else { watchBus() }
             completion(result)
         }
+    }
+
+    /// Called (on the GLib thread) when a notification server takes the name on the bus,
+    /// and when the session bus connection closes for good.
+    public func onBusEvents(serverAppeared: @escaping @Sendable () -> Void, busLost: @escaping @Sendable (String) -> Void) {
+        busHandlers.set(serverAppeared: serverAppeared, busLost: busLost)
+        glib.perform { [self] in watchBus() }
+    }
+
+    /// Subscribes to NameOwnerChanged for org.freedesktop.Notifications and to the
+    /// connection's "closed" signal, once a session bus can be reached.
+    private func watchBus() {
+        guard watchedConnection == nil else { return }
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+            if let error { g_error_free(error) }
+            return
+        }
+        watchedConnection = connection
+        // GLib's default for the shared connection is to SIGTERM the process when it closes;
+        // heraldd instead exits non-zero itself, so that systemd restarts it.
+        g_dbus_connection_set_exit_on_close(connection, 0)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = herald_watch_name_owner(connection, "org.freedesktop.Notifications", { _, _, _, _, _, parameters, data in
+            let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
+            let owner = String(cString: herald_name_owner_changed_new_owner(parameters))
+            notifier.capabilities = nil
+            if !owner.isEmpty { notifier.busHandlers.serverAppeared() }
+        }, me)
+        _ = herald_connection_on_closed(connection, { _, _, error, data in
+            let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
+            let why = error.map { String(cString: $0.pointee.message) } ?? "the bus went away"
+            notifier.busHandlers.busLost(why)
+        }, me)
     }
 
     /// Button presses are reported here, on the GLib thread.
@@ -71,7 +108,21 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
 
     private func showOnGLibThread(_ request: NotificationRequest) -> Result<Void, NotifierError> {
         if capabilities == nil {
+            let asked = DispatchTime.now().uptimeNanoseconds
             capabilities = serverCapabilities()
+            if capabilities == nil {
+                // No answer to GetCapabilities: trying Notify now would only wait as long again.
+                let waited = DispatchTime.now().uptimeNanoseconds - asked
+                var error: UnsafeMutablePointer<GError>? = nil
+                guard let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+                    let message = error.map { String(cString: $0.pointee.message) } ?? "cannot connect"
+                    if let error { g_error_free(error) }
+                    return .failure(NotifierError(.noBus, detail: message))
+                }
+                g_object_unref(UnsafeMutableRawPointer(bus))
+                return .failure(waited > 20_000_000_000 ? NotifierError(.timeout, detail: "GetCapabilities: Timeout was reached")
+                                                        : NotifierError(.noServer, detail: "GetCapabilities got no answer"))
+            }
         }
         let markup = capabilities?.contains("body-markup") ?? false
         let body = markup ? TextSafety.escapeMarkup(request.body) : request.body
@@ -207,6 +258,18 @@ private final class ActionTarget {
 /// A notification pointer handed back to the GLib thread.
 private struct NotificationHandle: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<NotifyNotification>
+}
+
+/// The daemon's bus event handlers, set once from another thread.
+private final class BusHandlersBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var appeared: (@Sendable () -> Void)?
+    private var lost: (@Sendable (String) -> Void)?
+    func set(serverAppeared: @escaping @Sendable () -> Void, busLost: @escaping @Sendable (String) -> Void) {
+        lock.lock(); appeared = serverAppeared; lost = busLost; lock.unlock()
+    }
+    func serverAppeared() { lock.lock(); let h = appeared; lock.unlock(); h?() }
+    func busLost(_ why: String) { lock.lock(); let h = lost; lock.unlock(); h?(why) }
 }
 
 /// The daemon's action handler, set once from another thread.

@@ -38,12 +38,33 @@ struct CLIContext {
 
     /// Writes a job into the spool's intake.
     func submit(_ job: Job) throws {
+        try prepareSpool(adding: 1)
+        do { try spool.submit(job, zone: zone) } catch { throw CLIError.failure("\(error)") }
+    }
+
+    /// Makes sure the spool exists, is safe, and has room for `count` more jobs.
+    func prepareSpool(adding count: Int) throws {
         do {
             try spool.prepare()
-            try spool.submit(job, zone: zone)
+            try spool.checkPermissions()
         } catch {
             throw CLIError.failure("\(error)")
         }
+        let held = pendingCountCheaply()
+        if held + count > config.maxJobs {
+            throw CLIError.failure("the spool holds \(held) jobs and its limit is \(config.maxJobs) (limits.jobs in the config): cancel some, or raise the limit")
+        }
+    }
+
+    /// Jobs pending now: the running daemon's count plus the intake, without reading every
+    /// job when heraldd is running.
+    func pendingCountCheaply() -> Int {
+        let intake = ((try? FileSystem.list(spool.new)) ?? []).filter { !$0.hasPrefix(".") }.count
+        if SpoolLock.runningDaemon(spool) != nil,
+           let status = FileManager.default.contents(atPath: spool.statusPath).flatMap(DaemonStatus.init(json:)) {
+            return status.pending + intake
+        }
+        return ((try? FileSystem.list(spool.jobs)) ?? []).count + intake
     }
 
     /// Every pending job, next due first.

@@ -47,8 +47,9 @@ extension Herald.HabitCommand {
             if let existing = pending.first(where: { $0.job?.kind == .habit && $0.job?.title?.lowercased() == title.lowercased() }) {
                 throw CLIError.data("a habit named '\(title)' already exists (id \(existing.id))")
             }
+            // No timezone: the habit follows the local zone, also after it changes.
             let job = Job(kind: .habit, id: HabitNames.freeID(for: title, taken: Set(pending.map(\.id))), every: every,
-                          timezone: ctx.zone.identifierForJobs, title: title, icon: icon)
+                          title: title, icon: icon)
             guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now, defaultLead: .zero) else {
                 throw CLIError.data("--every: '\(every)' never elapses after now")
             }

@@ -17,7 +17,7 @@ struct Herald: AsyncParsableCommand {
             """,
         version: HeraldVersion.string,
         subcommands: [Deliver.self, Remind.self, TimerCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self,
-                      Snooze.self, Status.self, Next.self, Validate.self, Import.self])
+                      Snooze.self, History.self, Status.self, Next.self, Validate.self, Import.self])
 
     /// Runs the command; Herald's own errors print one line and exit 64/65/1.
     static func main() async {

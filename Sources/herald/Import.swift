@@ -51,8 +51,8 @@ extension Herald {
             if let clash = seen.first(where: taken.contains) {
                 throw CLIError.data("nothing imported: id '\(clash)' is already pending")
             }
+            try ctx.prepareSpool(adding: lines.count)
             do {
-                try ctx.spool.prepare()
                 let path = try ctx.spool.submit(lines.joined(separator: "\n") + "\n", name: "import-\(ctx.newID()).jsonl")
                 say("Imported \(lines.count) job\(lines.count == 1 ? "" : "s") (\(ctx.spool.relative(path)))")
             } catch {

@@ -39,7 +39,8 @@ extension Herald {
                 if when.inSpan != nil { throw CLIError.usage("--in does not go with --every: use --at to say when the schedule starts") }
                 let calendar = try ctx.calendar(every, option: "--every")
                 let start = try when.at.map { _ in try when.resolve(ctx) }
-                let job = Job(kind: .reminder, id: try popup.jobID(ctx), at: start, every: every, timezone: ctx.zone.identifierForJobs,
+                // No timezone: a schedule follows the local zone, also after it changes.
+                let job = Job(kind: .reminder, id: try popup.jobID(ctx), at: start, every: every,
                               title: title, text: message, icon: try popup.checkedIcon(), urgency: popup.urgency)
                 guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now, defaultLead: ctx.config.lead) else {
                     throw CLIError.data("--every: '\(every)' never elapses after \(ISO8601.format(max(start ?? ctx.now, ctx.now), in: ctx.zone))")

@@ -21,6 +21,7 @@ extension Herald {
             let next = pending.first { $0.fireAt != nil }
             let waiting = pending.filter(\.isWaitingForDaemon).count
             let failing = pid != nil && status?.lastError != nil
+            let missed = ctx.spool.history().filter { $0.outcome == .missed && $0.time >= ctx.now - .minutes(24 * 60) }.count
             if json {
                 var f: [(String, JSONWriter.Value)] = [
                     ("running", .bool(pid != nil)), ("pid", pid.map { .int(Int64($0)) } ?? .null),
@@ -29,6 +30,7 @@ extension Herald {
                     ("nextDue", next?.fireAt.map { .string(ISO8601.format($0, in: ctx.zone)) } ?? .null),
                     ("nextID", next.map { .string($0.id) } ?? .null),
                     ("lastError", pid != nil ? status?.lastError.map { .string($0) } ?? .null : .null),
+                    ("missedLast24h", .int(Int64(missed))),
                 ]
                 f.append(("notifier", status.map { .string($0.notifier) } ?? .null))
                 say(JSONWriter.render(.object(f), pretty: true))
@@ -45,6 +47,7 @@ extension Herald {
                 if waiting > 0 { pendingLine += " (\(waiting) not yet taken in by heraldd)" }
                 say(pendingLine)
                 if let next, let due = next.fireAt { say("next:    \(next.id) at \(ctx.when(due))") }
+                if missed > 0 { say("missed:  \(missed) in the last 24 h, too late to show (see 'herald history')") }
                 if pid != nil, let status {
                     if let error = status.lastError {
                         var line = "notifications: failing: \(error)"

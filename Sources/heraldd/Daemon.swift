@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HeraldCore
+import HeraldNotify
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -29,6 +30,12 @@ final class Daemon: Service, @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private var armedFor: Instant?
     private var watcher: SpoolWatcher?
+    private var clockWatcher: ClockChangeWatcher?
+    private var zoneWatcher: LocaltimeWatcher?
+    private var watchdog: DispatchSourceTimer?
+    private var maintenance: DispatchSourceTimer?
+    private var statusDue = false
+    private let background = DispatchQueue(label: "herald.maintenance", qos: .utility)
     private var writtenStatus: DaemonStatus?
     private let systemd: ServiceNotifier
     private var sentServiceStatus = ""
@@ -46,12 +53,13 @@ final class Daemon: Service, @unchecked Sendable {
     }
 
     func run() async throws {
+        // Trap SIGHUP before saying Ready: its default action would end the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
             queue.async {
                 do { try self.startOnQueue(); done.resume() } catch { done.resume(throwing: error) }
             }
         }
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
         for await _ in hangups.cancelOnGracefulShutdown() {
             await reloadConfig()
         }
@@ -83,18 +91,82 @@ final class Daemon: Service, @unchecked Sendable {
             guard let self else { return }
             self.queue.async { self.apply(self.engine.actionInvoked(action)) }
         }
+        if let libnotify = notifier as? LibNotifyNotifier {
+            libnotify.onBusEvents(serverAppeared: { [weak self] in
+                guard let self else { return }
+                self.queue.async {
+                    self.logger.notice("A notification server took the name on the bus")
+                    self.apply(self.engine.serverAppeared())
+                }
+            }, busLost: { [weak self] why in
+                // Everything is on disk; systemd (Restart=on-failure) starts us again.
+                self?.logger.critical("Lost the session bus; exiting so that heraldd is restarted", metadata: ["error": "\(why)"])
+                self?.systemd.send("STOPPING=1")
+                exit(69)
+            })
+        }
+        clockWatcher = try ClockChangeWatcher(queue: queue) { [unowned self] in apply(engine.clockChanged()) }
+        let localtime = settings.environment["HERALD_LOCALTIME"] ?? "/etc/localtime"
+        zoneWatcher = try? LocaltimeWatcher(path: localtime, queue: queue) { [unowned self] in localtimeChanged(localtime) }
         let effects = try engine.start()
         systemd.send("READY=1\nSTATUS=\(serviceStatus())\nMAINPID=\(getpid())")
         logger.info("Ready", metadata: ["notifier": "\(settings.notifierName)", "jobs.pending": "\(engine.pendingCount)",
                                         "version": "\(HeraldVersion.string)"])
         apply(effects)
+        startWatchdog()
+        startMaintenance()
     }
 
     private func stopOnQueue() {
         systemd.send("STOPPING=1")
+        for source in [watchdog, maintenance, timer] { source?.cancel() }
         watcher?.cancel()
-        timer?.cancel()
+        clockWatcher?.cancel()
+        zoneWatcher?.cancel()
         writeStatus(force: true, running: false)
+    }
+
+    /// WATCHDOG=1 every half of WatchdogSec, sent from the scheduler's queue: if that queue
+    /// is stuck, the pings stop and systemd restarts heraldd.
+    private func startWatchdog() {
+        guard let interval = systemd.watchdogInterval else { return }
+        let source = DispatchSource.makeTimerSource(queue: queue)
+        source.schedule(deadline: .now(), repeating: .microseconds(Int(interval / 2)), leeway: .microseconds(Int(interval / 20)))
+        source.setEventHandler { [unowned self] in systemd.send("WATCHDOG=1") }
+        source.resume()
+        watchdog = source
+    }
+
+    /// Prunes old records now and once a day, off the scheduler's queue.
+    private func startMaintenance() {
+        let source = DispatchSource.makeTimerSource(queue: queue)
+        source.schedule(wallDeadline: .now(), repeating: .seconds(86_400), leeway: .seconds(60))
+        source.setEventHandler { [unowned self] in
+            let (spool, retention, now) = (settings.spool, engine.config.retention, SystemClock().now)
+            background.async { [logger] in
+                let report = spool.prune(olderThan: retention, now: now)
+                if report.files > 0 || report.historyLines > 0 {
+                    logger.info("Pruned old records", metadata: ["files": "\(report.files)", "history.lines": "\(report.historyLines)"])
+                }
+            }
+        }
+        source.resume()
+        maintenance = source
+    }
+
+    /// /etc/localtime changed: re-read the zone and reschedule local-time recurrences.
+    private func localtimeChanged(_ path: String) {
+        var environment = settings.environment
+        if environment["TZ"] != nil { return }  // TZ wins over /etc/localtime
+        environment["TZ"] = nil
+        let zone = TimeZoneRules.local(environment: environment, localtime: path)
+        guard zone != engine.localZone else { return }
+        let spool = settings.spool
+        background.async { [weak self] in
+            guard let self else { return }
+            let jobs = spool.localZoneRecurrences(localZone: zone)
+            self.queue.async { self.apply(self.engine.localZoneChanged(to: zone, jobs: jobs)) }
+        }
     }
 
     /// Carries out the engine's effects, then re-arms the timer and refreshes status.json.
@@ -139,15 +211,30 @@ final class Daemon: Service, @unchecked Sendable {
         }
     }
 
+    /// Writes status.json now when what it says about notifications changed, and the
+    /// pending count at most once a second (the CLI reads it to enforce limits.jobs).
     private func writeStatus(force: Bool = false, running: Bool = true) {
         var status = DaemonStatus(pid: running ? getpid() : 0, version: HeraldVersion.string, startedAt: startedAt,
-                                  notifier: settings.notifierName)
+                                  notifier: settings.notifierName, pending: engine.pendingCount)
         if let error = engine.lastError {
             status.lastError = error.description
             status.lastErrorAt = engine.lastErrorAt
             status.retryAt = engine.retryAt
         }
         guard force || status != writtenStatus else { return }
+        if !force, var previous = writtenStatus {
+            previous.pending = status.pending
+            if previous == status {  // only the count moved: batch it
+                if !statusDue {
+                    statusDue = true
+                    queue.asyncAfter(wallDeadline: .now() + 1) { [weak self] in
+                        self?.statusDue = false
+                        self?.writeStatus(force: true)
+                    }
+                }
+                return
+            }
+        }
         writtenStatus = status
         let tmp = settings.spool.tmp + "/.status.\(getpid())"
         do {
@@ -161,6 +248,8 @@ final class Daemon: Service, @unchecked Sendable {
 
     private func reloadConfig() async {
         logger.info("SIGHUP: reloading the configuration", metadata: ["config": "\(settings.configPath)"])
+        systemd.send("RELOADING=1")
+        defer { systemd.send("READY=1") }
         do {
             let config = try await ConfigLoader.load(path: settings.configPath, explicit: settings.configExplicit,
                                                      environment: settings.environment)

@@ -60,6 +60,7 @@ struct Heraldd: AsyncParsableCommand {
         let logger = Logger(label: "heraldd")
         let spool = Spool(root: spool ?? loaded.spool ?? Spool.defaultRoot(environment: environment))
         do { try spool.prepare() } catch { Self.fail("\(error)", code: 73) }
+        do { try spool.checkPermissions() } catch { Self.fail("\(error)", code: 77) }
         let lock: SpoolLock
         switch SpoolLock.acquire(spool) {
         case .success(let l): lock = l

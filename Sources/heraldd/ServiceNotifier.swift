@@ -4,9 +4,13 @@ import Foundation
 /// named by `$NOTIFY_SOCKET`. Does nothing when the variable is unset.
 struct ServiceNotifier: Sendable {
     private let socketPath: String?
+    /// WATCHDOG_USEC, when systemd expects pings from this process.
+    let watchdogInterval: UInt64?
 
     init(environment: [String: String]) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+        let forUs = environment["WATCHDOG_PID"].map { Int32($0) == getpid() } ?? true
+        watchdogInterval = forUs ? environment["WATCHDOG_USEC"].flatMap(UInt64.init).flatMap { $0 > 0 ? $0 : nil } : nil
     }
 
     var isActive: Bool { socketPath != nil }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+import HeraldFuzz
 
 /// Herald against the `systemd-analyze` installed here (make test installs systemd): random
 /// expressions, and a sample of the committed corpus, so neither drifts unnoticed.

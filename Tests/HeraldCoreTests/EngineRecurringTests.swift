@@ -17,16 +17,7 @@ struct EngineRecurringTests {
 
     /// Shows each requested popup successfully; returns what was shown.
     @discardableResult
-    func show(_ effects: [Engine.Effect], _ engine: Engine) -> [NotificationRequest] {
-        var queue = effects
-        var shown: [NotificationRequest] = []
-        while !queue.isEmpty {
-            guard case .show(let r) = queue.removeFirst() else { continue }
-            shown.append(r)
-            queue += engine.showFinished(r.jobID, result: .success(()))
-        }
-        return shown
-    }
+    func show(_ effects: [Engine.Effect], _ engine: Engine) -> [NotificationRequest] { showAll(effects, engine) }
 
     func history() -> [HistoryRecord] {
         let text = (try? String(contentsOfFile: spool.historyPath, encoding: .utf8)) ?? ""
@@ -58,7 +49,9 @@ struct EngineRecurringTests {
             #expect(e.nextWakeup() == at("2026-11-22T09:00:00Z"))
         }
         clock.set(at("2026-11-22T13:20:00Z"))  // down for four occurrences
-        let e = engine()
+        var config = HeraldConfig()
+        config.catchUpGrace = .minutes(6 * 60)
+        let e = engine(config)
         let shown = show(try e.start(), e)
         #expect(shown.map(\.summary) == ["Water the plants"])
         #expect(shown.first?.body == "(late by 4 h 20 min)")

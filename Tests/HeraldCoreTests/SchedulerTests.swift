@@ -75,6 +75,13 @@ struct OutboxTests {
     let now = Instant(seconds: 5_000)
     func item(_ id: String) -> Outbox.Item { .init(id: id, due: now) }
 
+    /// By default one popup at a time: each is recorded before the next is shown.
+    @Test func showsOneAtATimeByDefault() {
+        var o = Outbox()
+        #expect(o.enqueue([item("a"), item("b")]) == [.show(item("a"))])
+        #expect(o.shown("a") == [.show(item("b"))])
+    }
+
     @Test func sendsUpToTheWindowWhileHealthy() {
         var policy = Outbox.Policy()
         policy.window = 2
@@ -104,7 +111,9 @@ struct OutboxTests {
     }
 
     @Test func aSuccessfulProbeUnblocksEverything() {
-        var o = Outbox()
+        var policy = Outbox.Policy()
+        policy.window = 4
+        var o = Outbox(policy: policy)
         _ = o.enqueue([item("a"), item("b"), item("c")])
         _ = o.failed("a", now: now)
         _ = o.failed("b", now: now)

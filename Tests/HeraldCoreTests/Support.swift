@@ -82,15 +82,15 @@ func runProgram(_ path: String, _ arguments: [String], environment: [String: Str
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
-/// A small deterministic generator (SplitMix64) so random tests can be replayed from a seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+/// Shows each popup the engine asks for, succeeding, until none is left; returns them.
+@discardableResult
+func showAll(_ effects: [Engine.Effect], _ engine: Engine) -> [NotificationRequest] {
+    var queue = effects
+    var shown: [NotificationRequest] = []
+    while !queue.isEmpty {
+        guard case .show(let r) = queue.removeFirst() else { continue }
+        shown.append(r)
+        queue += engine.showFinished(r.jobID, result: .success(()))
     }
+    return shown
 }

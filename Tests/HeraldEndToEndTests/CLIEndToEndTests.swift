@@ -42,6 +42,19 @@ struct CLIEndToEndTests {
         #expect(scene.files("new").isEmpty)
     }
 
+    @Test func jobsPastTheLimitAreRefusedWithAClearError() throws {
+        let scene = try Scene(server: false)
+        try scene.writeConfig("limits:\n  jobs: 2\n")
+        #expect(try scene.herald("remind", "--in", "1h", "one").status == 0)
+        #expect(try scene.herald("remind", "--in", "1h", "two").status == 0)
+        let third = try scene.herald("remind", "--in", "1h", "three")
+        #expect(third.status == 1)
+        #expect(third.stderr == "herald: the spool holds 2 jobs and its limit is 2 (limits.jobs in the config): cancel some, or raise the limit\n")
+        #expect(scene.files("new").count == 2)
+        let batch = try scene.herald("import", "-", stdin: "{\"version\":1,\"kind\":\"reminder\",\"at\":\"2099-01-01T00:00Z\",\"text\":\"x\"}\n")
+        #expect(batch.status == 1)
+    }
+
     @Test func unknownFlagsGetSuggestions() throws {
         let scene = try Scene(server: false)
         let r = try scene.herald("remind", "--inn", "5m", "tea")

@@ -23,7 +23,7 @@ public enum ConfigLoader {
         "templates.arrival.summary", "templates.arrival.body",
         "templates.reminder.summary", "templates.reminder.body",
         "templates.habit.summary", "templates.habit.body",
-        "spool", "log.level",
+        "spool", "log.level", "catchUp.grace", "limits.retention", "limits.jobs",
     ]
 
     /// `$HERALD_CONFIG`, else `$XDG_CONFIG_HOME/herald/config.yaml`, else `~/.config/herald/config.yaml`.
@@ -130,6 +130,21 @@ public enum ConfigLoader {
                 throw ConfigError("\(v.source): \"\(v.text)\" is not a time span: \(error)")
             }
             guard config.snooze > .zero else { throw ConfigError("\(v.source): the snooze span must be longer than 0") }
+        }
+        func span(_ key: String, _ keyPath: WritableKeyPath<HeraldConfig, Span>) throws(ConfigError) {
+            guard let v = value(key) else { return }
+            do { config[keyPath: keyPath] = try TimeSpan.parse(v.text) } catch {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a time span: \(error)")
+            }
+        }
+        try span("catchUp.grace", \.catchUpGrace)
+        try span("limits.retention", \.retention)
+        if config.retention < .minutes(60) {
+            throw ConfigError("\(value("limits.retention")!.source): keep records at least 1h")
+        }
+        if let v = value("limits.jobs") {
+            guard let n = Int(v.text), n >= 1 else { throw ConfigError("\(v.source): \"\(v.text)\" is not a whole number above 0") }
+            config.maxJobs = n
         }
         if let v = value("defaults.urgency") {
             guard let u = Job.Urgency(rawValue: v.text) else {

@@ -31,6 +31,13 @@ public struct HeraldConfig: Sendable, Equatable {
     /// How long Snooze (the button, or `herald snooze` without a span) puts a popup off.
     public var snooze: Span = .minutes(10)
     public var templates: Templates = HeraldConfig.defaultTemplates
+    /// A job that comes due while heraldd is down (or the machine asleep) still shows when
+    /// at most this late; later ones are recorded as missed (`catchUp.grace`).
+    public var catchUpGrace: Span = .minutes(60)
+    /// How long done, cancelled and failed files and history lines are kept (`limits.retention`).
+    public var retention: Span = .minutes(60 * 24 * 30)
+    /// The most jobs the spool accepts; past it new jobs are refused (`limits.jobs`).
+    public var maxJobs = 200_000
     /// The spool directory, if configured (else the XDG default).
     public var spool: String?
     public var logLevel: LogLevel = .info

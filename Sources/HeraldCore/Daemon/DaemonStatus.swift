@@ -11,14 +11,16 @@ public struct DaemonStatus: Sendable, Equatable {
     public var version: String
     public var startedAt: Instant
     public var notifier: String
+    /// Jobs pending when this was written (refreshed at most once a second).
+    public var pending: Int
     /// The last notification failure, while it is unresolved.
     public var lastError: String?
     public var lastErrorAt: Instant?
     public var retryAt: Instant?
 
-    public init(pid: Int32, version: String, startedAt: Instant, notifier: String, lastError: String? = nil,
+    public init(pid: Int32, version: String, startedAt: Instant, notifier: String, pending: Int = 0, lastError: String? = nil,
                 lastErrorAt: Instant? = nil, retryAt: Instant? = nil) {
-        self.pid = pid; self.version = version; self.startedAt = startedAt; self.notifier = notifier
+        self.pid = pid; self.version = version; self.startedAt = startedAt; self.notifier = notifier; self.pending = pending
         self.lastError = lastError; self.lastErrorAt = lastErrorAt; self.retryAt = retryAt
     }
 
@@ -26,7 +28,7 @@ public struct DaemonStatus: Sendable, Equatable {
         var f: [(String, JSONWriter.Value)] = [
             ("pid", .int(Int64(pid))), ("version", .string(version)),
             ("startedAt", .string(ISO8601.format(startedAt, offsetSeconds: 0, zulu: true))),
-            ("notifier", .string(notifier)),
+            ("notifier", .string(notifier)), ("pending", .int(Int64(pending))),
         ]
         if let lastError { f.append(("lastError", .string(lastError))) }
         if let lastErrorAt { f.append(("lastErrorAt", .string(ISO8601.format(lastErrorAt, offsetSeconds: 0, zulu: true)))) }
@@ -42,7 +44,9 @@ public struct DaemonStatus: Sendable, Equatable {
         func instant(_ k: String) -> Instant? { if case .string(let t)? = o[k] { return ISO8601.parseInstant(t) } else { return nil } }
         var lastError: String? = nil
         if case .string(let e)? = o["lastError"] { lastError = e }
-        self.init(pid: Int32(pid), version: version, startedAt: started, notifier: notifier, lastError: lastError,
+        var pending = 0
+        if case .number(let n)? = o["pending"] { pending = Int(n) }
+        self.init(pid: Int32(pid), version: version, startedAt: started, notifier: notifier, pending: pending, lastError: lastError,
                   lastErrorAt: instant("lastErrorAt"), retryAt: instant("retryAt"))
     }
 }

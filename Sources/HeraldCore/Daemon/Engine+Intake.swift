@@ -37,6 +37,10 @@ extension Engine {
             return
         }
         let id = job.id ?? freshID(hint: fileName)
+        if pending.count >= config.maxJobs {
+            quarantine(directory: spool.new, name: fileName, reason: "the spool already holds \(pending.count) jobs, its limit (limits.jobs)")
+            return
+        }
         if pending[id] != nil {
             quarantine(directory: spool.new, name: fileName, reason: "job id '\(id)' is already pending")
             return
@@ -96,6 +100,10 @@ extension Engine {
                 problems.append("line \(lineNumber): \(error)")
                 redacted.append("line \(lineNumber): \(error.reason)")
             }
+        }
+        if problems.isEmpty, pending.count + accepted.count > config.maxJobs {
+            problems.append("\(accepted.count) more jobs would pass the spool's limit of \(config.maxJobs) (limits.jobs)")
+            redacted.append(problems.last!)
         }
         if !problems.isEmpty {
             quarantine(directory: spool.new, name: fileName,

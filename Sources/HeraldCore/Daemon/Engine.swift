@@ -169,6 +169,34 @@ public final class Engine: @unchecked Sendable {
         perform(outbox.serverAppeared(), now: clock.now)
     }
 
+    /// The wall clock was set (a step, or a resume from suspend): fire what is now due.
+    /// Nothing fires early: due times are wall-clock instants and `tick` compares with now.
+    public func clockChanged() -> [Effect] {
+        logger.notice("Clock changed; re-evaluating due times", metadata: ["now": "\(clock.now)"])
+        return tick()
+    }
+
+    /// The local time zone changed: recurring jobs read in it get their next occurrence from
+    /// the new zone. `jobs` are those jobs (found by `Spool.localZoneRecurrences`).
+    public func localZoneChanged(to zone: TimeZoneRules, jobs: [(name: JobFileName, job: Job)]) -> [Effect] {
+        logger.notice("Time zone changed; rescheduling local-time recurrences",
+                      metadata: ["zone": "\(zone.identifier)", "jobs": "\(jobs.count)"])
+        localZone = zone
+        let now = clock.now
+        for (name, job) in jobs where pending[name.id] == name && inFlight[name.id] == nil && name.snoozedUntil == nil {
+            guard let schedule = try? JobSchedule(job, localZone: zone),
+                  let next = schedule.recurrence(after: now), next != name.occurrence else { continue }
+            let moved = JobFileName(id: name.id, occurrence: next)
+            do {
+                try spool.advance(name, to: moved)
+                adopt(moved)
+            } catch {
+                logger.error("Cannot reschedule a job", metadata: ["job.id": "\(name.id)", "error": "\(error)"])
+            }
+        }
+        return tick()
+    }
+
     /// Uses a new configuration from now on (SIGHUP).
     public func reload(config: HeraldConfig) {
         self.config = config
@@ -211,6 +239,11 @@ public final class Engine: @unchecked Sendable {
         }
         let flight = InFlight(name: name, job: job, schedule: schedule, due: item.due)
         let role = job.role(of: name.occurrence)
+        if now - name.fireAt > config.catchUpGrace {
+            // Came due while Herald was down or the machine asleep, too long ago to show.
+            record(flight, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
+            return .done
+        }
         if role == .headsUp, name.snoozedUntil == nil, let arrival = job.at, now >= arrival {
             // The arrival itself is due: a heads-up now would only repeat it.
             record(flight, outcome: .skipped, now: now, note: "arrival already due")
@@ -261,7 +294,7 @@ public final class Engine: @unchecked Sendable {
                 pending.removeValue(forKey: id)
                 try spool.finish(f.name)
             }
-            logger.info(outcome == .shown ? "Job fired" : "Job occurrence skipped",
+            logger.info(outcome == .shown ? "Job fired" : outcome == .missed ? "Job occurrence missed" : "Job occurrence skipped",
                         metadata: ["job.id": "\(id)", "job.kind": "\(f.job.kind.rawValue)", "job.role": "\(role.rawValue)",
                                    "late.ms": "\(lateMs)"])
         } catch {

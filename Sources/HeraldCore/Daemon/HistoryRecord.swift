@@ -13,6 +13,9 @@ public struct HistoryRecord: Sendable, Equatable {
         case skipped
         /// The job file turned out unreadable and was moved to `failed/`.
         case failed
+        /// Came due while heraldd was down (or the machine asleep) longer ago than the
+        /// catch-up grace: recorded, not shown.
+        case missed
     }
 
     public var time: Instant

@@ -1,7 +1,8 @@
 /// The queue between "due" and "shown": which due jobs go to the notifier now, and when to
 /// try again after the notification server failed. A pure state machine; time is passed in.
 ///
-/// While healthy, up to `window` notifications are in flight at once. The first failure blocks
+/// While healthy, up to `window` notifications are in flight at once (one by default: a
+/// popup is recorded before the next is shown, so a crash can repeat at most one). The first failure blocks
 /// the queue: everything waits (in due order) and one probe is sent after a backoff that
 /// doubles from `initialBackoff` up to `maxBackoff`. A successful probe, or the server
 /// appearing on the bus, unblocks it.
@@ -22,7 +23,7 @@ public struct Outbox: Sendable {
     public struct Policy: Sendable {
         public var initialBackoff: Span = .seconds(1)
         public var maxBackoff: Span = .seconds(30)
-        public var window = 64
+        public var window = 1
         public init() {}
     }
 

@@ -172,6 +172,16 @@ final class NotificationServer {
         return try JSONDecoder().decode([ReceivedNotification].self, from: Data(r.stdout.utf8))
     }
 
+    /// Runs a mockctl command against the server.
+    func control(_ command: String) throws {
+        let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", command], environment: environment)
+        guard r.status == 0 else { throw HarnessError("mockctl \(command) failed: \(r.stderr)") }
+    }
+
+    /// SIGSTOP: the server keeps its name on the bus but answers nothing (libnotify waits 25 s).
+    func freeze() { child.signal(SIGSTOP) }
+    func thaw() { child.signal(SIGCONT) }
+
     /// The ids Herald asked the server to close.
     func closed() throws -> [Int] {
         let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "closed"], environment: environment)
@@ -195,7 +205,7 @@ final class NotificationServer {
         return received
     }
 
-    func stop() { child.stop() }
+    func stop() { child.signal(SIGCONT); child.stop() }
 }
 
 struct ReceivedNotification: Decodable, Equatable {
@@ -222,6 +232,8 @@ final class Scene {
     var server: NotificationServer?
     var daemon: Child?
     var extraEnvironment: [String: String] = [:]
+    /// Variables to leave out of the environment (e.g. the bus address).
+    var removedEnvironment: Set<String> = []
 
     init(server startServer: Bool = true, capabilities: String = "body body-markup actions icon-static") throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-e2e-\(UUID().uuidString.prefix(8))").path
@@ -245,6 +257,7 @@ final class Scene {
         var env = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin", "HOME": directory,
                    "HERALD_SPOOL": spoolPath, "HERALD_CONFIG": configPath, "TZ": "Europe/Berlin", "LANG": "C.UTF-8"]
         env.merge(extraEnvironment) { _, new in new }
+        for key in removedEnvironment { env.removeValue(forKey: key) }
         return env
     }
 
@@ -277,5 +290,39 @@ final class Scene {
 
     func read(_ sub: String) -> String {
         (try? String(contentsOfFile: spoolPath + "/" + sub, encoding: .utf8)) ?? ""
+    }
+}
+
+/// A datagram socket standing in for systemd's notify socket: collects what heraldd sends.
+final class NotifySocket {
+    let path: String
+    private let fd: Int32
+
+    init(directory: String) throws {
+        path = directory + "/notify.sock"
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard fd >= 0, ok == 0 else { throw HarnessError("cannot bind \(path)") }
+        _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+    }
+
+    deinit { close(fd) }
+
+    /// Every message received since the last call.
+    func receive() -> [String] {
+        var messages: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
+        }
+        return messages
     }
 }

@@ -4,6 +4,8 @@
   mockctl.py wait            wait (up to 10 s) until org.freedesktop.Notifications is owned
   mockctl.py calls           print the Notify calls received so far as JSON
   mockctl.py closed          print the ids passed to CloseNotification so far as JSON
+  mockctl.py break           make Notify fail with a D-Bus error
+  mockctl.py fix             make Notify work again
   mockctl.py emit SIGNAL ARGS...   make the mock emit ActionInvoked / NotificationClosed
 """
 import json
@@ -13,6 +15,13 @@ import time
 import dbus
 
 NAME = 'org.freedesktop.Notifications'
+# The template's own Notify, to put back after 'break'.
+NOTIFY_CODE = '''if args[1]:
+    ret = args[1]
+else:
+    ret = self.next_id
+    self.next_id += 1
+'''
 PATH = '/org/freedesktop/Notifications'
 
 
@@ -51,6 +60,11 @@ def main():
             calls.append({'app': str(app), 'replaces': int(replaces), 'icon': str(icon), 'summary': str(summary),
                           'body': str(body), 'actions': plain(actions), 'hints': plain(hints), 'timeout': int(timeout)})
         print(json.dumps(calls))
+        return 0
+    if command in ('break', 'fix'):
+        code = ('raise dbus.exceptions.DBusException("Herald test: the server is broken", '
+                'name="org.freedesktop.Notifications.Error.Broken")') if command == 'break' else NOTIFY_CODE
+        mock.AddMethod(NAME, 'Notify', 'susssasa{sv}i', 'u', code)
         return 0
     if command == 'closed':
         print(json.dumps([int(args[0]) for _stamp, method, args in mock.GetCalls() if method == 'CloseNotification']))

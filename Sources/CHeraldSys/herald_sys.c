@@ -1,0 +1,34 @@
+#include "herald_sys.h"
+
+#include <errno.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+static int arm(int fd) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)0x7fffffff;  /* 2038: never fires; only the cancel matters */
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL);
+}
+
+int herald_clock_change_fd(void) {
+    int fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (arm(fd) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int herald_clock_change_rearm(int fd) { return arm(fd); }
+
+int herald_clock_change_read(int fd) {
+    uint64_t expirations;
+    ssize_t n = read(fd, &expirations, sizeof expirations);
+    if (n >= 0) return 0;
+    if (errno == ECANCELED) return 1;
+    if (errno == EAGAIN || errno == EINTR) return 0;
+    return -1;
+}

@@ -1,0 +1,20 @@
+#ifndef HERALD_SYS_H
+#define HERALD_SYS_H
+
+#include <stdint.h>
+
+/* The few Linux calls Swift's Glibc module does not export. */
+
+/// A CLOCK_REALTIME timerfd (non-blocking, close-on-exec) armed far in the future with
+/// TFD_TIMER_CANCEL_ON_SET: reading it fails with ECANCELED once the clock is set (a step,
+/// an NTP jump, a resume from suspend). Returns the fd, or -1 with errno.
+int herald_clock_change_fd(void);
+
+/// Re-arms such a timerfd after it reported a change. Returns 0, or -1 with errno.
+int herald_clock_change_rearm(int fd);
+
+/// Reads the timerfd: 1 when the clock was set (ECANCELED), 0 when nothing happened
+/// (EAGAIN or an expiry), -1 on another error.
+int herald_clock_change_read(int fd);
+
+#endif

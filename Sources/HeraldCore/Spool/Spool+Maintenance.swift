@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Why the spool itself cannot be trusted.
+public struct SpoolPermissionError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+}
+
+extension Spool {
+    /// Refuses a spool (or one of its directories) that is a symlink, not a directory, owned
+    /// by someone else, or writable by group or others: anyone who can write there can make
+    /// Herald show anything.
+    public func checkPermissions() throws(SpoolPermissionError) {
+        for dir in [root] + Self.directories.map({ root + "/" + $0 }) {
+            var st = stat()
+            let inside = dir != root
+            guard (inside ? lstat(dir, &st) : stat(dir, &st)) == 0 else { continue }
+            if st.st_mode & S_IFMT != S_IFDIR {
+                throw SpoolPermissionError(description: "spool directory '\(dir)' is not a directory")
+            }
+            if st.st_uid != geteuid() {
+                throw SpoolPermissionError(description: "spool directory '\(dir)' is owned by uid \(st.st_uid), not by this user (uid \(geteuid()))")
+            }
+            if st.st_mode & 0o022 != 0 {
+                let mode = String(st.st_mode & 0o7777, radix: 8)
+                throw SpoolPermissionError(description: "spool directory '\(dir)' is writable by group or others (mode 0\(mode)): run chmod 700 '\(dir)'")
+            }
+        }
+    }
+
+    /// What `prune` removed.
+    public struct PruneReport: Equatable, Sendable {
+        public var files = 0
+        public var historyLines = 0
+    }
+
+    /// Removes done, cancelled and failed files (with their `.reason`) and history lines
+    /// older than `retention`, and writers' leftovers in `tmp/` older than 36 hours (the
+    /// maildir rule). Ages come from the inode change time: when the file got there.
+    public func prune(olderThan retention: Span, now: Instant) -> PruneReport {
+        var report = PruneReport()
+        let cutoff = now - retention
+        func removeOld(in dir: String, before: Instant) {
+            for name in (try? FileSystem.list(dir)) ?? [] {
+                var st = stat()
+                let path = dir + "/" + name
+                guard lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFDIR else { continue }
+                let changed = Instant(microseconds: Int64(st.st_ctim.tv_sec) * 1_000_000 + Int64(st.st_ctim.tv_nsec) / 1000)
+                if changed < before, unlink(path) == 0 { report.files += 1 }
+            }
+        }
+        for dir in [done, cancelled, failed] { removeOld(in: dir, before: cutoff) }
+        removeOld(in: tmp, before: now - Span.minutes(36 * 60))
+        report.historyLines = pruneHistory(before: cutoff)
+        return report
+    }
+
+    /// Rewrites history.jsonl without lines older than `cutoff` (write-then-rename).
+    func pruneHistory(before cutoff: Instant) -> Int {
+        guard let bytes = try? FileSystem.read(historyPath, limit: 1 << 30) else { return 0 }
+        var kept: [UInt8] = []
+        var dropped = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            if let record = HistoryRecord(jsonLine: Substring(decoding: line, as: UTF8.self)), record.time < cutoff {
+                dropped += 1
+            } else {
+                kept.append(contentsOf: line)
+                kept.append(UInt8(ascii: "\n"))
+            }
+        }
+        guard dropped > 0 else { return 0 }
+        let tmpPath = tmp + "/.history.\(getpid())"
+        do { try FileSystem.writeAtomically(kept, tmpPath: tmpPath, finalPath: historyPath) } catch { return 0 }
+        return dropped
+    }
+
+    /// The history, oldest first; lines cut short by a crash are skipped.
+    public func history() -> [HistoryRecord] {
+        guard let bytes = try? FileSystem.read(historyPath, limit: 1 << 30) else { return [] }
+        return bytes.split(separator: UInt8(ascii: "\n")).compactMap { HistoryRecord(jsonLine: Substring(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Recurring jobs that follow the local zone (no `timezone` of their own), for
+    /// rescheduling after the zone changed. Reads every pending job: run it off the
+    /// scheduler's queue.
+    public func localZoneRecurrences(localZone: TimeZoneRules) -> [(name: JobFileName, job: Job)] {
+        guard let names = try? pendingJobs().jobs else { return [] }
+        return names.compactMap { name in
+            guard case .success(let job) = loadJob(name, localZone: localZone), job.every != nil, job.timezone == nil else { return nil }
+            return (name, job)
+        }
+    }
+}

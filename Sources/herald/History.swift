@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+extension Herald {
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "What fired, when and how late, and what was missed or failed; newest first.",
+            discussion: """
+                Outcomes: shown (the server took the popup), skipped (nothing to show: a habit \\
+                already done that day, a heads-up after its arrival), missed (came due while \\
+                heraldd was down or the machine asleep, longer ago than catchUp.grace), failed \\
+                (the job file turned out unreadable and went to failed/). Records are kept for \\
+                limits.retention (30 days).
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: ArgumentHelp("Only what happened within this span before now, e.g. 1d.", valueName: "span"))
+        var since: String?
+
+        @Flag(help: "Print JSON for scripts.")
+        var json = false
+
+        func run() async throws {
+            let span = try since.map { try parseSpan($0, option: "--since") }
+            let ctx = try await CLIContext.load(global)
+            var records = ctx.spool.history().reversed() as [HistoryRecord]
+            if let span { records = records.filter { $0.time >= ctx.now - span } }
+            if json {
+                say(JSONWriter.render(.array(records.map { r in
+                    var f: [(String, JSONWriter.Value)] = [
+                        ("time", .string(ISO8601.format(r.time, in: ctx.zone))), ("id", .string(r.id)),
+                        ("outcome", .string(r.outcome.rawValue)), ("due", .string(ISO8601.format(r.due, in: ctx.zone))),
+                        ("lateMs", .int(r.lateness.microseconds / 1000)),
+                    ]
+                    if let kind = r.kind { f.append(("kind", .string(kind.rawValue))) }
+                    if let role = r.role { f.append(("role", .string(role.rawValue))) }
+                    if let title = r.title { f.append(("title", .string(title))) }
+                    if let note = r.note { f.append(("note", .string(note))) }
+                    return .object(f)
+                }), pretty: true))
+                return
+            }
+            guard !records.isEmpty else { say("Nothing in the history" + (since.map { " for the last \($0)" } ?? "") + "."); return }
+            var rows = [["WHEN", "", "ID", "KIND", "OUTCOME", "LATE", "WHAT"]]
+            for r in records {
+                let late = r.lateness >= .seconds(1) ? TimeSpan.humanize(r.lateness) : r.outcome == .shown ? "on time" : ""
+                rows.append([RelativeTime.clock(r.time, zone: ctx.zone, now: ctx.now), RelativeTime.phrase(r.time, now: ctx.now), r.id,
+                             r.role.map { $0 == .headsUp || $0 == .arrival ? "delivery/\($0.rawValue)" : $0.rawValue } ?? "-",
+                             r.outcome.rawValue, late, [r.title, r.note].compactMap { $0 }.joined(separator: ": ")])
+            }
+            say(Table.render(rows))
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import CHeraldSys
+import Dispatch
+import Foundation
+import HeraldCore
+
+/// Reports when the wall clock is set: a step by hand or NTP, or a resume from suspend
+/// (timerfd with TFD_TIMER_CANCEL_ON_SET). Event-driven: no polling.
+final class ClockChangeWatcher {
+    private let source: DispatchSourceRead
+
+    /// - Throws: `FileSystemError` when the timerfd cannot be made.
+    init(queue: DispatchQueue, changed: @escaping () -> Void) throws {
+        let fd = herald_clock_change_fd()
+        guard fd >= 0 else { throw FileSystemError(operation: "create a timerfd for", path: "CLOCK_REALTIME", code: errno) }
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler {
+            if herald_clock_change_read(fd) == 1 {
+                _ = herald_clock_change_rearm(fd)
+                changed()
+            }
+        }
+        source.setCancelHandler { close(fd) }
+        source.resume()
+    }
+
+    func cancel() { source.cancel() }
+}
+
+/// Reports when the system time zone (/etc/localtime, usually a symlink that
+/// `timedatectl set-timezone` replaces) changes, by watching its directory with inotify.
+final class LocaltimeWatcher {
+    private let source: DispatchSourceRead
+    private let fd: Int32
+
+    init(path: String, queue: DispatchQueue, changed: @escaping () -> Void) throws {
+        let dir = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw FileSystemError(operation: "start inotify on", path: dir, code: errno) }
+        guard inotify_add_watch(fd, dir, UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ATTRIB)) >= 0 else {
+            let e = FileSystemError(operation: "watch", path: dir, code: errno)
+            close(fd)
+            throw e
+        }
+        self.fd = fd
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler {
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            var hit = false
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+                if n <= 0 { break }
+                var offset = 0
+                while offset + 16 <= n {
+                    let len = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
+                    let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }
+                    if String(decoding: nameBytes, as: UTF8.self) == name { hit = true }
+                    offset += 16 + len
+                }
+            }
+            if hit { changed() }
+        }
+        source.setCancelHandler { close(fd) }
+        source.resume()
+    }
+
+    func cancel() { source.cancel() }
+}

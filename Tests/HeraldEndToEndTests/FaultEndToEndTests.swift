@@ -1,0 +1,272 @@
+import Foundation
+import HeraldFuzz
+import Testing
+
+/// Faults injected into the real thing: kills, a server that is missing, broken, frozen or
+/// restarted, a bus that goes away, clocks and zones that change, unsafe spools.
+@Suite(.serialized)
+struct FaultEndToEndTests {
+    func iso(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: date)
+    }
+
+    func drop(_ scene: Scene, _ name: String, _ json: String) throws {
+        for dir in ["", "/tmp", "/new"] {
+            try FileManager.default.createDirectory(atPath: scene.spoolPath + dir, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        let tmp = scene.spoolPath + "/tmp/" + name
+        try json.write(toFile: tmp, atomically: false, encoding: .utf8)
+        chmod(tmp, 0o600)
+        rename(tmp, scene.spoolPath + "/new/" + name)
+    }
+
+    /// A few hundred jobs due over several seconds; heraldd killed with SIGKILL at seeded
+    /// random moments and restarted. None may be lost; each kill may repeat at most one popup.
+    @Test func sigkillLosesNothingAndRepeatsAtMostOnePopupPerKill() throws {
+        let scene = try Scene()
+        try scene.startDaemon()
+        let start = Date().addingTimeInterval(2)
+        let count = 300
+        let lines = (0..<count).map { k in
+            "{\"version\":1,\"kind\":\"reminder\",\"id\":\"c\(k)\",\"at\":\"\(iso(start.addingTimeInterval(Double(k) * 0.02)))\",\"text\":\"crash \(k)\"}"
+        }
+        #expect(try scene.herald("import", "-", stdin: lines.joined(separator: "\n")).status == 0)
+        var rng = SeededGenerator(seed: 4_2026)
+        var kills = 0
+        let end = start.addingTimeInterval(Double(count) * 0.02 + 0.5)
+        var next = start.addingTimeInterval(Double.random(in: 0.2...1.2, using: &rng))
+        while next < end {
+            Thread.sleep(until: next)
+            scene.daemon?.stop(SIGKILL)
+            kills += 1
+            try scene.startDaemon()
+            next = Date().addingTimeInterval(Double.random(in: 0.3...1.5, using: &rng))
+        }
+        #expect(kills >= 4)
+        #expect(waitUntil(timeout: 30) { scene.files("done").count == count })
+        let shown = try #require(scene.server).notifications().map(\.summary)
+        let distinct = Set(shown)
+        #expect(distinct == Set((0..<count).map { "crash \($0)" }), "lost: \(Set((0..<count).map { "crash \($0)" }).subtracting(distinct).sorted())")
+        #expect(shown.count - distinct.count <= kills, "\(shown.count - distinct.count) repeats after \(kills) kills")
+        #expect(scene.files("jobs").isEmpty)
+        #expect(scene.files("failed").isEmpty)
+    }
+
+    /// The file size limit stops `herald import` in the middle of writing its batch (SIGXFSZ
+    /// kills it, or, where the signal is blocked, the write fails and it cleans up): either
+    /// way new/ never sees a partial file.
+    @Test func aCommandKilledMidWriteLeavesNoPartialJob() throws {
+        let scene = try Scene()
+        let future = iso(Date().addingTimeInterval(3600))
+        let lines = (0..<20_000).map { "{\"version\":1,\"kind\":\"reminder\",\"at\":\"\(future)\",\"text\":\"bulk \($0) with some padding to grow the batch\"}" }
+        let killed = try runCommand("/bin/sh", ["-c", "ulimit -f 512; exec \"$0\" import -", Binaries.herald],
+                                    environment: scene.environment, stdin: lines.joined(separator: "\n"))
+        #expect(killed.status != 0)
+        #expect(scene.files("new").isEmpty)
+        #expect(scene.files("tmp").count <= 1)  // a partial write is left for pruning after 36 h
+        try scene.startDaemon()
+        #expect(try scene.herald("list", "--json").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]" ||
+                (try scene.herald("list").stdout) == "No pending jobs.\n")
+        #expect(scene.files("failed").isEmpty)
+    }
+
+    @Test func overdueJobsShowLateWithinTheGraceAndAreMissedAfterIt() throws {
+        let scene = try Scene()
+        try drop(scene, "recent.json", "{\"version\":1,\"kind\":\"reminder\",\"at\":\"\(iso(Date().addingTimeInterval(-1800)))\",\"text\":\"Half an hour ago\"}")
+        try drop(scene, "old.json", "{\"version\":1,\"kind\":\"reminder\",\"at\":\"\(iso(Date().addingTimeInterval(-3 * 3600)))\",\"text\":\"Three hours ago\"}")
+        try scene.startDaemon()
+        let shown = try #require(scene.server).waitForNotifications(1)
+        #expect(shown.map(\.summary) == ["Half an hour ago"])
+        #expect(shown.first?.body == "(late by 30 min)")
+        #expect(waitUntil { scene.files("done").count == 2 })
+        let history = try scene.herald("history").stdout
+        #expect(history.contains("old") && history.contains("missed") && history.contains("late by 3 h"))
+        #expect(try scene.herald("status").stdout.contains("missed:  1 in the last 24 h, too late to show (see 'herald history')"))
+        #expect(try scene.server!.notifications().count == 1)
+    }
+
+    /// Setting the clock (to the same time: harmless) cancels heraldd's TFD_TIMER_CANCEL_ON_SET timerfd.
+    @Test func settingTheClockMakesTheDaemonReevaluate() throws {
+        let scene = try Scene()
+        let daemon = try scene.startDaemon()
+        let set = try runCommand("/usr/bin/python3", ["-c", "import time; time.clock_settime(time.CLOCK_REALTIME, time.clock_gettime(time.CLOCK_REALTIME))"],
+                                 environment: ["PATH": "/usr/bin:/bin"])
+        try #require(set.status == 0, "setting the clock needs CAP_SYS_TIME: \(set.stderr)")
+        #expect(waitUntil(timeout: 5) { daemon.log.contains("notice: Clock changed; re-evaluating due times") })
+    }
+
+    /// A schedule without a zone follows /etc/localtime (here a stand-in named by HERALD_LOCALTIME).
+    @Test func aTimeZoneChangeReschedulesLocalRecurrences() throws {
+        let scene = try Scene()
+        let localtime = scene.directory + "/localtime"
+        symlink("/usr/share/zoneinfo/Europe/Berlin", localtime)
+        scene.removedEnvironment = ["TZ"]
+        scene.extraEnvironment = ["HERALD_LOCALTIME": localtime]
+        let daemon = try scene.startDaemon()
+        #expect(try scene.herald("remind", "--every", "*-*-* 09:00", "--id", "morning", "Morning").status == 0)
+        #expect(waitUntil { scene.files("jobs").first?.hasPrefix("morning@") == true })
+        let berlinNext = try #require(scene.files("jobs").first)
+        symlink("/usr/share/zoneinfo/America/New_York", localtime + ".new")
+        rename(localtime + ".new", localtime)
+        #expect(waitUntil(timeout: 5) { daemon.log.contains("notice: Time zone changed; rescheduling local-time recurrences") })
+        #expect(waitUntil(timeout: 5) { scene.files("jobs").first != berlinNext })
+        let micros = try #require(Int64(scene.files("jobs").first!.dropFirst("morning@".count).dropLast(5)))
+        let next = Date(timeIntervalSince1970: Double(micros) / 1e6)
+        let hour = try runCommand("/bin/date", ["-d", "@\(micros / 1_000_000)", "+%H:%M"], environment: ["TZ": "America/New_York"]).stdout
+        #expect(hour == "09:00\n")
+        #expect(next.timeIntervalSinceNow > 0 && next.timeIntervalSinceNow <= 86_400)
+    }
+
+    @Test func withoutASessionBusJobsWaitAndStatusSaysWhy() throws {
+        let scene = try Scene(server: false)
+        scene.removedEnvironment = ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY"]
+        try scene.startDaemon()
+        try scene.herald("remind", "--in", "1s", "Waits")
+        #expect(waitUntil(timeout: 6) { (try? scene.herald("status").stdout.contains("notifications: failing: no session bus")) == true })
+        #expect(scene.files("jobs").count == 1)
+        #expect(scene.files("done").isEmpty)
+    }
+
+    @Test func aServerThatFailsIsRetriedUntilItWorks() throws {
+        let scene = try Scene()
+        let server = try #require(scene.server)
+        try server.control("break")
+        try scene.startDaemon()
+        try scene.herald("remind", "--in", "1s", "--id", "retry", "Eventually")
+        #expect(waitUntil(timeout: 6) { (try? scene.herald("status").stdout.contains("notifications: failing: notification failed")) == true })
+        #expect(scene.files("jobs").count == 1)  // not marked fired
+        try server.control("fix")
+        #expect(waitUntil(timeout: 40) { scene.files("done").count == 1 })
+        #expect(try scene.herald("history", "--json").stdout.components(separatedBy: "\"outcome\": \"shown\"").count == 2)
+        #expect(try scene.herald("status").stdout.contains("notifications: ok"))
+    }
+
+    /// libnotify blocks while the server is frozen; the scheduler goes on taking jobs in and
+    /// pinging the watchdog; after the thaw everything is shown once.
+    @Test func aFrozenServerDelaysPopupsButNotTheScheduler() throws {
+        let scene = try Scene()
+        let socket = try NotifySocket(directory: scene.directory)
+        scene.extraEnvironment = ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"]
+        let daemon = try scene.startDaemon()
+        let server = try #require(scene.server)
+        server.freeze()
+        try scene.herald("remind", "--in", "1s", "--id", "first", "First")
+        sleep(2)  // "first" is now stuck in libnotify
+        _ = socket.receive()
+        try scene.herald("remind", "--in", "1s", "--id", "second", "Second")
+        #expect(waitUntil(timeout: 3) { daemon.log.contains("job.id=second") })  // taken in while the server is frozen
+        sleep(1)
+        #expect(socket.receive().filter { $0 == "WATCHDOG=1" }.count >= 3)
+        server.thaw()
+        let shown = try server.waitForNotifications(2, timeout: 30)
+        #expect(shown.map(\.summary) == ["First", "Second"])
+        sleep(1)
+        #expect(try server.notifications().count == 2)
+    }
+
+    /// Left frozen, the server makes libnotify give up after its 25 s timeout; status says so.
+    @Test func aServerThatNeverAnswersIsReportedAndRetried() throws {
+        let scene = try Scene()
+        try scene.startDaemon()
+        let server = try #require(scene.server)
+        server.freeze()
+        try scene.herald("remind", "--in", "1s", "Patience")
+        #expect(waitUntil(timeout: 35) { (try? scene.herald("status").stdout.contains("notifications: failing: notification server not responding")) == true })
+        #expect(scene.files("jobs").count == 1)
+        server.thaw()
+        #expect(waitUntil(timeout: 40) { scene.files("done").count == 1 })
+    }
+
+    /// When a server takes the name on the bus, waiting popups go out at once, not at the
+    /// next retry of the backoff.
+    @Test func aServerTakingTheNameGetsWaitingPopupsAtOnce() throws {
+        let scene = try Scene(server: false)
+        let daemon = try scene.startDaemon()
+        try scene.herald("remind", "--in", "1s", "Welcome back")
+        // Three failed tries (1 s, 2 s, 4 s apart): the next retry is 8 s away.
+        #expect(waitUntil(timeout: 15) { daemon.log.components(separatedBy: "error=\"notification server unavailable").count >= 2
+            && daemon.log.contains("Cannot show notifications") })
+        sleep(7)
+        let started = Date()
+        scene.server = try NotificationServer(bus: scene.bus, directory: scene.directory)
+        _ = try scene.server!.waitForNotifications(1, timeout: 10)
+        #expect(Date().timeIntervalSince(started) < 4)
+        #expect(daemon.log.contains("A notification server took the name on the bus"))
+    }
+
+    @Test func losingTheBusExitsNonZeroAndKeepsEveryJob() throws {
+        let scene = try Scene()
+        let daemon = try scene.startDaemon()
+        try scene.herald("remind", "--in", "1h", "--id", "later", "Later")
+        try scene.herald("remind", "--in", "1s", "Now")
+        #expect(try scene.server!.waitForNotifications(1).count == 1)  // connected, and working
+        scene.bus.stop()
+        #expect(waitUntil(timeout: 10) { !daemon.isRunning })
+        #expect(daemon.stop() == 69)
+        #expect(daemon.log.contains("critical: Lost the session bus; exiting so that heraldd is restarted"))
+        #expect(scene.files("jobs").contains { $0.hasPrefix("later@") })
+    }
+
+    @Test func theServiceContractOnTheNotifySocket() throws {
+        let scene = try Scene()
+        let socket = try NotifySocket(directory: scene.directory)
+        scene.extraEnvironment = ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "200000"]
+        try scene.herald("remind", "--in", "1h", "Pending")
+        let daemon = try scene.startDaemon()
+        var messages: [String] = []
+        #expect(waitUntil { messages += socket.receive(); return messages.contains { $0.hasPrefix("READY=1") } })
+        let ready = try #require(messages.first { $0.hasPrefix("READY=1") })
+        #expect(ready.contains("STATUS=1 job pending, next "))
+        let spoolLoaded = try #require(daemon.log.range(of: "Spool loaded"))
+        #expect(!spoolLoaded.isEmpty)
+        sleep(1)
+        #expect(socket.receive().filter { $0 == "WATCHDOG=1" }.count >= 5)
+        daemon.signal(SIGHUP)
+        #expect(waitUntil { messages = socket.receive().filter { $0 != "WATCHDOG=1" }; return messages.contains("READY=1") })
+        #expect(messages.first == "RELOADING=1")
+        #expect(daemon.stop(SIGTERM) == 0)
+        #expect(socket.receive().contains("STOPPING=1"))
+    }
+
+    @Test func anUnsafeSpoolIsRefusedAtStart() throws {
+        let scene = try Scene(server: false)
+        try scene.herald("remind", "--in", "1h", "x")
+        chmod(scene.spoolPath + "/jobs", 0o777)
+        let loose = try runCommand(Binaries.heraldd, [], environment: scene.environment, timeout: 10)
+        #expect(loose.status == 77)
+        #expect(loose.stderr == "heraldd: spool directory '\(scene.spoolPath)/jobs' is writable by group or others (mode 0777): run chmod 700 '\(scene.spoolPath)/jobs'\n")
+        let cli = try scene.herald("remind", "--in", "1h", "y")
+        #expect(cli.status == 1)
+        #expect(cli.stderr.hasPrefix("herald: spool directory '\(scene.spoolPath)/jobs' is writable by group or others"))
+        chmod(scene.spoolPath + "/jobs", 0o700)
+        try #require(chown(scene.spoolPath, 65534, 65534) == 0, "chown needs root")
+        let foreign = try runCommand(Binaries.heraldd, [], environment: scene.environment, timeout: 10)
+        #expect(foreign.status == 77)
+        #expect(foreign.stderr.contains("is owned by uid 65534, not by this user"))
+        chown(scene.spoolPath, getuid(), getgid())
+    }
+
+    @Test func infoLogsHoldNoPersonalDataAndCarryJournalPriorities() throws {
+        let scene = try Scene()
+        try scene.writeConfig("profile:\n  name: Zoë Secretname\n  address: 9 Hidden Lane\n")
+        scene.extraEnvironment = ["JOURNAL_STREAM": "8:12345"]
+        let daemon = try scene.startDaemon()
+        try scene.herald("deliver", "--in", "2s", "--lead", "1s", "--item", "Private pills")
+        try scene.herald("remind", "--in", "1s", "--title", "Diary", "Call Dr. Confidential")
+        try drop(scene, "bad.json", "{\"version\":1,\"kind\":\"delivery\",\"at\":\"2030-01-01T00:00Z\",\"recipient\":\"Zoë Secretname\"}")
+        _ = try scene.server!.waitForNotifications(3)
+        #expect(daemon.stop(SIGTERM) == 0)
+        let log = daemon.log
+        #expect(log.contains("Job fired"))
+        for secret in ["Zoë", "Secretname", "Hidden", "Private pills", "Confidential", "Diary"] {
+            #expect(!log.contains(secret), "'\(secret)' in the log")
+        }
+        let lines = log.split(separator: "\n")
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("<") })
+        #expect(lines.contains { $0.hasPrefix("<6>info: Job fired") })
+        #expect(lines.contains { $0.hasPrefix("<4>warning: Bad job file moved to failed/") })
+    }
+}
