@@ -1,10 +1,18 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 extension Herald {
-    struct Cancel: AsyncParsableCommand {
+    struct Cancel: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cancel",
             abstract: "Cancel pending jobs.",
             discussion: "The job file moves to the spool's cancelled/ directory; nothing is deleted.")
 
@@ -17,8 +25,8 @@ extension Herald {
             if ids.isEmpty { throw ValidationError("name at least one job id (see 'herald list')") }
         }
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let targets = try ids.map { try ctx.findOne($0) }  // all found before any is cancelled
             for target in targets {
                 try ctx.cancel(target)

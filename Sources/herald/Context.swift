@@ -1,5 +1,12 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 /// `--spool` and `--config`, on every subcommand.
@@ -21,17 +28,21 @@ struct CLIContext {
     let now: Instant
     let environment: [String: String]
 
-    static func load(_ options: GlobalOptions) async throws -> CLIContext {
+    static func load(_ options: GlobalOptions) throws -> CLIContext {
+        try load(spool: options.spool, config: options.config)
+    }
+
+    static func load(spool: String?, config configPath: String?) throws -> CLIContext {
         let environment = ProcessInfo.processInfo.environment
         var source = ConfigLoader.defaultPath(environment: environment)
-        if let path = options.config { source = (path, true) }
+        if let path = configPath { source = (path, true) }
         let config: HeraldConfig
         do {
-            config = try await ConfigLoader.load(path: source.path, explicit: source.explicit, environment: environment)
+            config = try ConfigLoader.load(path: source.path, explicit: source.explicit, environment: environment)
         } catch {
             throw CLIError.data(error.description)
         }
-        let root = options.spool ?? config.spool ?? Spool.defaultRoot(environment: environment)
+        let root = spool ?? config.spool ?? Spool.defaultRoot(environment: environment)
         return CLIContext(config: config, spool: Spool(root: root), zone: TimeZoneRules.local(environment: environment),
                           now: SystemClock.now, environment: environment)
     }
@@ -60,9 +71,9 @@ struct CLIContext {
     /// job when heraldd is running.
     func pendingCountCheaply() -> Int {
         let intake = ((try? FileSystem.list(spool.new)) ?? []).filter { !$0.hasPrefix(".") }.count
-        if SpoolLock.runningDaemon(spool) != nil,
-           let status = FileManager.default.contents(atPath: spool.statusPath).flatMap(DaemonStatus.init(json:)) {
-            return status.pending + intake
+        if SpoolLock.runningDaemon(spool) != nil, let bytes = try? FileSystem.read(spool.statusPath, limit: 65_536),
+           let pending = DaemonStatus.pendingCount(json: bytes) {
+            return pending + intake
         }
         return ((try? FileSystem.list(spool.jobs)) ?? []).count + intake
     }
@@ -113,7 +124,9 @@ struct WhenOptions: ParsableArguments {
     var inSpan: String?
 
     /// The instant meant, which may be in the past (callers decide whether that is allowed).
-    func resolve(_ ctx: CLIContext) throws -> Instant {
+    func resolve(_ ctx: CLIContext) throws -> Instant { try Self.resolve(at: at, inSpan: inSpan, ctx) }
+
+    static func resolve(at: String?, inSpan: String?, _ ctx: CLIContext) throws -> Instant {
         switch (at, inSpan) {
         case (nil, nil): throw CLIError.usage("say when: --at TIME or --in SPAN")
         case (_?, _?): throw CLIError.usage("use either --at or --in, not both")
@@ -142,10 +155,20 @@ extension Job.Urgency: ExpressibleByArgument {}
 /// Writes a line to stdout (nothing at all for empty text when `emptyMeansNothing`).
 func say(_ text: String, emptyMeansNothing: Bool = false) {
     if emptyMeansNothing && text.isEmpty { return }
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    writeAll(1, text + "\n")
 }
 
 /// Writes "herald: text" to stderr.
 func warn(_ text: String) {
-    FileHandle.standardError.write(Data("herald: \(text)\n".utf8))
+    writeAll(2, "herald: \(text)\n")
+}
+
+/// Writes all of `text` to a file descriptor.
+func writeAll(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+        if n < 0 { if errno == EINTR { continue }; return }
+        bytes = bytes.dropFirst(n)
+    }
 }

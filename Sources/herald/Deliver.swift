@@ -1,10 +1,18 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import HeraldCore
 
 extension Herald {
-    struct Deliver: AsyncParsableCommand {
+    struct Deliver: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "deliver",
             abstract: "Schedule a delivery: a heads-up before it arrives and a notice when it does.",
             discussion: """
                 Both popups greet the recipient by name and give the delivery address and the items. \
@@ -35,8 +43,8 @@ extension Herald {
 
         @OptionGroup var popup: PopupOptions
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let arrival = try when.resolve(ctx)
             guard arrival > ctx.now else {
                 throw CLIError.usage("the arrival time \(ISO8601.format(arrival, in: ctx.zone)) is in the past")
@@ -44,10 +52,10 @@ extension Herald {
             let leadSpan = try lead.map { try parseSpan($0, option: "--lead") } ?? ctx.config.lead
             let recipientName = name ?? ctx.config.profile.name
             let recipientAddress = address ?? ctx.config.profile.address
-            guard let recipientName, !recipientName.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard let recipientName, !recipientName.trimmingSpaces.isEmpty else {
                 throw CLIError.usage("no recipient name: pass --name NAME, or set profile.name in the config (or HERALD_PROFILE_NAME)")
             }
-            guard let recipientAddress, !recipientAddress.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard let recipientAddress, !recipientAddress.trimmingSpaces.isEmpty else {
                 throw CLIError.usage("no delivery address: pass --address ADDRESS, or set profile.address in the config (or HERALD_PROFILE_ADDRESS)")
             }
             let parsedItems = try items.map(Self.parseItem)
@@ -68,7 +76,7 @@ extension Herald {
         /// "milk x2", "milk ×2", "milk*2", "milk x 2" → milk, 2; "apple" → apple, 1. An `x` counts
         /// only after a space, so "box2" stays a name.
         static func parseItem(_ text: String) throws -> Job.Item {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmingSpaces
             guard !trimmed.isEmpty else { throw CLIError.usage("--item: an item needs a name") }
             var chars = Array(trimmed)
             var digits = ""
@@ -77,7 +85,7 @@ extension Herald {
             guard !digits.isEmpty, let marker = chars.last, "xX×*".contains(marker) else { return Job.Item(name: trimmed) }
             chars.removeLast()
             if marker == "x" || marker == "X" { guard chars.last == " " else { return Job.Item(name: trimmed) } }
-            let name = String(chars).trimmingCharacters(in: .whitespaces)
+            let name = String(chars).trimmingSpaces
             guard !name.isEmpty else { return Job.Item(name: trimmed) }
             guard let quantity = Int(digits), quantity >= 1, quantity <= 1_000_000 else {
                 throw CLIError.usage("--item: '\(text)' has a quantity outside 1 to 1000000")
@@ -99,7 +107,9 @@ struct PopupOptions: ParsableArguments {
     var id: String?
 
     /// `--id` if valid, else a new random id.
-    func jobID(_ ctx: CLIContext) throws -> String {
+    func jobID(_ ctx: CLIContext) throws -> String { try Self.jobID(id, ctx) }
+
+    static func jobID(_ id: String?, _ ctx: CLIContext) throws -> String {
         guard let id else { return ctx.newID() }
         guard Job.isValidID(id) else {
             throw CLIError.usage("--id: '\(id)' is not a valid id: use 1 to 64 of A-Z a-z 0-9 . _ -")
@@ -116,8 +126,8 @@ func validateIcon(_ icon: String) throws -> String {
     if icon.isEmpty { throw CLIError.usage("--icon: the icon is empty") }
     if icon.contains("/") {
         guard icon.hasPrefix("/") else { throw CLIError.usage("--icon: '\(icon)' must be an absolute path or an icon name") }
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: icon, isDirectory: &isDir), !isDir.boolValue else {
+        var st = stat()
+        guard stat(icon, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
             throw CLIError.usage("--icon: '\(icon)' is not an image file")
         }
     }

@@ -1,9 +1,16 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 extension Herald {
-    struct HabitCommand: AsyncParsableCommand {
+    struct HabitCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "habit",
             abstract: "Habits: recurring reminders with Done and Snooze buttons, totals and streaks.",
@@ -22,8 +29,9 @@ extension Herald {
 }
 
 extension Herald.HabitCommand {
-    struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a habit.")
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Add a habit.")
 
         @OptionGroup var global: GlobalOptions
 
@@ -37,11 +45,11 @@ extension Herald.HabitCommand {
         @Argument(help: "The habit's name.")
         var name: String
 
-        func run() async throws {
-            let title = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        func run() throws {
+            let title = name.trimmingSpaces
             guard !title.isEmpty else { throw CLIError.usage("the habit name is empty") }
             let icon = try icon.map(validateIcon)
-            let ctx = try await CLIContext.load(global)
+            let ctx = try CLIContext.load(global)
             let calendar = try ctx.calendar(every, option: "--every")
             let pending = ctx.pendingJobs()
             if let existing = pending.first(where: { $0.job?.kind == .habit && $0.job?.title?.lowercased() == title.lowercased() }) {
@@ -70,8 +78,8 @@ extension Herald.HabitCommand {
 
         /// The habit, the day meant (today by default, never in the future), whether it is
         /// done that day, and a way to record a change.
-        func resolve() async throws -> (ctx: CLIContext, habit: HabitEntry, day: LocalDate, isDone: Bool) {
-            let ctx = try await CLIContext.load(global)
+        func resolve() throws -> (ctx: CLIContext, habit: HabitEntry, day: LocalDate, isDone: Bool) {
+            let ctx = try CLIContext.load(global)
             let habit = try ctx.habit(named: name)
             let today = habit.today(ctx)
             var day = today
@@ -84,13 +92,14 @@ extension Herald.HabitCommand {
         }
     }
 
-    struct Done: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Mark a habit done for today (or --date).")
+    struct Done: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "done", abstract: "Mark a habit done for today (or --date).")
 
         @OptionGroup var arguments: DayArguments
 
-        func run() async throws {
-            let (ctx, habit, day, isDone) = try await arguments.resolve()
+        func run() throws {
+            let (ctx, habit, day, isDone) = try arguments.resolve()
             if isDone {
                 say("'\(habit.title)' was already done on \(day)")
                 return
@@ -101,29 +110,31 @@ extension Herald.HabitCommand {
         }
     }
 
-    struct Undo: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take back a habit's completion for today (or --date).")
+    struct Undo: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "undo", abstract: "Take back a habit's completion for today (or --date).")
 
         @OptionGroup var arguments: DayArguments
 
-        func run() async throws {
-            let (ctx, habit, day, isDone) = try await arguments.resolve()
+        func run() throws {
+            let (ctx, habit, day, isDone) = try arguments.resolve()
             guard isDone else { throw CLIError.data("'\(habit.title)' was not done on \(day)") }
             try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, done: false, at: ctx.now, by: "cli"))
             say("Undone: '\(habit.title)' on \(day)")
         }
     }
 
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List habits with totals, streaks and the next reminder.")
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List habits with totals, streaks and the next reminder.")
 
         @OptionGroup var global: GlobalOptions
 
         @Flag(help: "Print JSON (name, every, icon, total, streak, bestStreak, doneToday, next) for scripts.")
         var json = false
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let habits = ctx.habits()
             if json {
                 say(JSONWriter.render(.array(habits.map { ctx.jsonValue(of: $0) }), pretty: true))
@@ -141,16 +152,17 @@ extension Herald.HabitCommand {
         }
     }
 
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one habit: schedule, streaks and the last two weeks.")
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show one habit: schedule, streaks and the last two weeks.")
 
         @OptionGroup var global: GlobalOptions
 
         @Argument(help: "The habit's name or id.")
         var name: String
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let h = try ctx.habit(named: name)
             let s = h.stats(ctx)
             let contents = h.log(ctx).read()
@@ -170,7 +182,7 @@ extension Herald.HabitCommand {
         }
     }
 
-    struct Remove: AsyncParsableCommand {
+    struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rm",
             abstract: "Remove a habit (its reminders stop; its log moves to habits/removed/).")
@@ -180,8 +192,8 @@ extension Herald.HabitCommand {
         @Argument(help: "The habit's name or id.")
         var name: String
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let h = try ctx.habit(named: name)
             try ctx.cancel(h.pending)
             let log = h.log(ctx)

@@ -1,9 +1,16 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 @main
-struct Herald: AsyncParsableCommand {
+struct Herald: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "Schedule desktop notifications: deliveries, reminders and timers.",
@@ -19,18 +26,20 @@ struct Herald: AsyncParsableCommand {
         subcommands: [Deliver.self, Remind.self, TimerCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self,
                       Snooze.self, History.self, Status.self, Next.self, Validate.self, Import.self])
 
-    /// Runs the command; Herald's own errors print one line and exit 64/65/1.
-    static func main() async {
+    /// Runs the command; Herald's own errors print one line and exit 64/65/1. Synchronous:
+    /// an async main would end in dispatch_main, whose thread exit costs this static binary
+    /// milliseconds of unwinding.
+    static func main() {
         do {
-            var command = try parseAsRoot()
-            if var async = command as? AsyncParsableCommand {
-                try await async.run()
-            } else {
-                try command.run()
+            if let request = FastPath.remind(Array(CommandLine.arguments.dropFirst())) {
+                try request.run()
+                return
             }
+            var command = try parseAsRoot()
+            try command.run()
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("herald: \(error.message)\n".utf8))
-            Foundation.exit(error.code)
+            writeAll(2, "herald: \(error.message)\n")
+            Glibc.exit(error.code)
         } catch {
             exit(withError: error)
         }

@@ -1,10 +1,18 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 extension Herald {
-    struct History: AsyncParsableCommand {
+    struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "What fired, when and how late, and what was missed or failed; newest first.",
             discussion: """
                 Outcomes: shown (the server took the popup), skipped (nothing to show: a habit \\
@@ -22,9 +30,9 @@ extension Herald {
         @Flag(help: "Print JSON for scripts.")
         var json = false
 
-        func run() async throws {
+        func run() throws {
             let span = try since.map { try parseSpan($0, option: "--since") }
-            let ctx = try await CLIContext.load(global)
+            let ctx = try CLIContext.load(global)
             var records = ctx.spool.history().reversed() as [HistoryRecord]
             if let span { records = records.filter { $0.time >= ctx.now - span } }
             if json {

@@ -1,10 +1,18 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 extension Herald {
-    struct Import: AsyncParsableCommand {
+    struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Enqueue many jobs at once from JSON Lines (one job document per line).",
             discussion: """
                 Every line is checked first; if any is bad, nothing is written and each problem is \
@@ -21,9 +29,9 @@ extension Herald {
         @Argument(help: "A JSON Lines file, or - for standard input.")
         var file: String
 
-        func run() async throws {
+        func run() throws {
             let data = try readInput(file)
-            let ctx = try await CLIContext.load(global)
+            let ctx = try CLIContext.load(global)
             let decoded = JobLines.decode(data, localZone: ctx.zone)
             var problems = decoded.problems.map { "line \($0.line): \($0.message)" }
             var seen = Set<String>()
@@ -41,9 +49,9 @@ extension Herald {
             if decoded.jobs.isEmpty && problems.isEmpty { problems.append("no jobs in '\(file)'") }
             if !problems.isEmpty {
                 let shown = problems.prefix(20)
-                FileHandle.standardError.write(Data(shown.map { "herald: \($0)\n" }.joined().utf8))
+                writeAll(2, shown.map { "herald: \($0)\n" }.joined())
                 if problems.count > shown.count {
-                    FileHandle.standardError.write(Data("herald: ... and \(problems.count - shown.count) more\n".utf8))
+                    writeAll(2, "herald: ... and \(problems.count - shown.count) more\n")
                 }
                 throw CLIError.data("nothing imported: \(problems.count) problem\(problems.count == 1 ? "" : "s") in '\(file)'")
             }

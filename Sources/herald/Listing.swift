@@ -1,18 +1,26 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 extension Herald {
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List pending jobs, next due first.")
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List pending jobs, next due first.")
 
         @OptionGroup var global: GlobalOptions
 
         @Flag(help: "Print JSON (an array of jobs) for scripts.")
         var json = false
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let jobs = ctx.pendingJobs()
             if json {
                 say(JSONWriter.render(.array(jobs.map { ctx.jsonValue(of: $0) }), pretty: true))
@@ -29,16 +37,17 @@ extension Herald {
         }
     }
 
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one pending job: its schedule and its job file.")
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show one pending job: its schedule and its job file.")
 
         @OptionGroup var global: GlobalOptions
 
         @Argument(help: "The job id (or a unique prefix of it).")
         var id: String
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let p = try ctx.findOne(id)
             say("id:       \(p.id)")
             if let job = p.job { say("kind:     \(job.kind.rawValue)") }
@@ -134,7 +143,7 @@ enum Table {
         return rows.map { row in
             row.enumerated().map { k, cell in
                 k == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[k] - cell.count)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+            }.joined(separator: "  ").trimmingSpaces
         }.joined(separator: "\n")
     }
 }

@@ -2,8 +2,9 @@ import ArgumentParser
 import HeraldCore
 
 extension Herald {
-    struct Next: AsyncParsableCommand {
+    struct Next: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "next",
             abstract: "Print the next times a calendar expression elapses.",
             discussion: """
                 The syntax is systemd's (systemd.time(7), "CALENDAR EVENTS"), with the same \\
@@ -32,8 +33,8 @@ extension Herald {
             if n < 1 || n > 100_000 { throw ValidationError("-n: '\(n)' must be from 1 to 100000") }
         }
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let event = try ctx.calendar(expression, option: "")
             var start = ctx.now
             if let from {

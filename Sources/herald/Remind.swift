@@ -1,10 +1,18 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import HeraldCore
 
 extension Herald {
-    struct Remind: AsyncParsableCommand {
+    struct Remind: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remind",
             abstract: "Schedule a reminder, once or on a calendar schedule.",
             discussion: """
                 --every takes a systemd calendar expression (see 'herald next' to try one); \
@@ -31,35 +39,16 @@ extension Herald {
         @Argument(help: "What to be reminded of.")
         var text: [String] = []
 
-        func run() async throws {
-            let message = text.joined(separator: " ")
-            guard !message.trimmingSpacesForCLI.isEmpty else { throw CLIError.usage("the reminder text is empty") }
-            let ctx = try await CLIContext.load(global)
-            if let every {
-                if when.inSpan != nil { throw CLIError.usage("--in does not go with --every: use --at to say when the schedule starts") }
-                let calendar = try ctx.calendar(every, option: "--every")
-                let start = try when.at.map { _ in try when.resolve(ctx) }
-                // No timezone: a schedule follows the local zone, also after it changes.
-                let job = Job(kind: .reminder, id: try popup.jobID(ctx), at: start, every: every,
-                              title: title, text: message, icon: try popup.checkedIcon(), urgency: popup.urgency)
-                guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now, defaultLead: ctx.config.lead) else {
-                    throw CLIError.data("--every: '\(every)' never elapses after \(ISO8601.format(max(start ?? ctx.now, ctx.now), in: ctx.zone))")
-                }
-                try ctx.submit(job)
-                say("Reminder \(job.id!): \(calendar), first \(ctx.when(first))")
-                return
-            }
-            let at = try when.resolve(ctx)
-            guard at > ctx.now else { throw CLIError.usage("--at: \(ISO8601.format(at, in: ctx.zone)) is in the past") }
-            let jobID = try popup.jobID(ctx)
-            let job = Job(kind: .reminder, id: jobID, at: at, timezone: ctx.zone.identifierForJobs, title: title,
-                          text: message, icon: try popup.checkedIcon(), urgency: popup.urgency)
-            try ctx.submit(job)
-            say("Reminder \(jobID): \(ctx.when(at))")
+        /// What was asked, as the fast path would have read it.
+        var request: RemindRequest {
+            RemindRequest(spool: global.spool, config: global.config, at: when.at, inSpan: when.inSpan, every: every,
+                          title: title, urgency: popup.urgency, icon: popup.icon, id: popup.id, text: text)
         }
+
+        func run() throws { try request.run() }
     }
 
-    struct TimerCommand: AsyncParsableCommand {
+    struct TimerCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "timer",
             abstract: "Start a countdown; a popup says when the time is up.",
@@ -80,10 +69,10 @@ extension Herald {
         @Argument(help: "A label for the popup (default: Timer).")
         var label: [String] = []
 
-        func run() async throws {
+        func run() throws {
             let length = try parseSpan(span, option: "SPAN")
             guard length > .zero else { throw CLIError.usage("SPAN: '\(span)' must be longer than 0") }
-            let ctx = try await CLIContext.load(global)
+            let ctx = try CLIContext.load(global)
             let name = label.joined(separator: " ")
             let jobID = ctx.newID()
             let job = Job(kind: .reminder, id: jobID, at: ctx.fromNow(length), timezone: ctx.zone.identifierForJobs,
@@ -101,6 +90,45 @@ extension Herald {
     }
 }
 
-extension String {
-    var trimmingSpacesForCLI: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+
+/// Everything `herald remind` was asked, whichever parser read the command line
+/// (ArgumentParser, or `FastPath` for plain invocations).
+struct RemindRequest: Equatable {
+    var spool: String?
+    var config: String?
+    var at: String?
+    var inSpan: String?
+    var every: String?
+    var title: String?
+    var urgency: Job.Urgency?
+    var icon: String?
+    var id: String?
+    var text: [String]
+
+    func run() throws {
+        let message = text.joined(separator: " ")
+        guard !message.trimmingSpaces.isEmpty else { throw CLIError.usage("the reminder text is empty") }
+        let ctx = try CLIContext.load(spool: spool, config: config)
+        let jobID = try PopupOptions.jobID(id, ctx)
+        let icon = try icon.map(validateIcon)
+        if let every {
+            if inSpan != nil { throw CLIError.usage("--in does not go with --every: use --at to say when the schedule starts") }
+            let calendar = try ctx.calendar(every, option: "--every")
+            let start = try at.map { _ in try WhenOptions.resolve(at: at, inSpan: nil, ctx) }
+            // No timezone: a schedule follows the local zone, also after it changes.
+            let job = Job(kind: .reminder, id: jobID, at: start, every: every, title: title, text: message, icon: icon, urgency: urgency)
+            guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now, defaultLead: ctx.config.lead) else {
+                throw CLIError.data("--every: '\(every)' never elapses after \(ISO8601.format(max(start ?? ctx.now, ctx.now), in: ctx.zone))")
+            }
+            try ctx.submit(job)
+            say("Reminder \(jobID): \(calendar), first \(ctx.when(first))")
+            return
+        }
+        let due = try WhenOptions.resolve(at: at, inSpan: inSpan, ctx)
+        guard due > ctx.now else { throw CLIError.usage("--at: \(ISO8601.format(due, in: ctx.zone)) is in the past") }
+        let job = Job(kind: .reminder, id: jobID, at: due, timezone: ctx.zone.identifierForJobs, title: title,
+                      text: message, icon: icon, urgency: urgency)
+        try ctx.submit(job)
+        say("Reminder \(jobID): \(ctx.when(due))")
+    }
 }

@@ -1,10 +1,18 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 extension Herald {
-    struct Snooze: AsyncParsableCommand {
+    struct Snooze: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "snooze",
             abstract: "Show a job's popup again later (or put off one that has not fired yet).",
             discussion: """
                 For a job that has already fired (a finished reminder, or a recurring job's \\
@@ -21,8 +29,8 @@ extension Herald {
         @Argument(help: "How long: a span such as 10m (default: the config's defaults.snooze).")
         var span: String?
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let length = try span.map { try parseSpan($0, option: "SPAN") } ?? ctx.config.snooze
             guard length > .zero else { throw CLIError.usage("SPAN: '\(span ?? "")' must be longer than 0") }
             let found = ctx.spool.findPending(id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)

@@ -1,10 +1,18 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 extension Herald {
-    struct Status: AsyncParsableCommand {
+    struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Is heraldd running, what is pending, and are notifications getting through?",
             discussion: "Exit status: 0 when heraldd runs and notifications get through, 3 when heraldd is not running, 1 when notifications are failing.")
 
@@ -13,8 +21,8 @@ extension Herald {
         @Flag(help: "Print JSON for scripts.")
         var json = false
 
-        func run() async throws {
-            let ctx = try await CLIContext.load(global)
+        func run() throws {
+            let ctx = try CLIContext.load(global)
             let pid = SpoolLock.runningDaemon(ctx.spool)
             let status = FileManager.default.contents(atPath: ctx.spool.statusPath).flatMap(DaemonStatus.init(json:))
             let pending = ctx.pendingJobs(loadDocuments: false)

@@ -1,10 +1,18 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 extension Herald {
-    struct Validate: AsyncParsableCommand {
+    struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "validate",
             abstract: "Check job files against the job format (version 1).",
             discussion: "A .jsonl file is checked line by line. Prints one line per problem; exit 65 if any.")
 
@@ -15,7 +23,7 @@ extension Herald {
             if files.isEmpty { throw ValidationError("name at least one file") }
         }
 
-        func run() async throws {
+        func run() throws {
             let zone = TimeZoneRules.local(environment: ProcessInfo.processInfo.environment)
             var bad = 0
             for file in files {
@@ -48,7 +56,17 @@ extension Herald {
 
 /// Reads a file, or standard input for "-".
 func readInput(_ file: String) throws -> Data {
-    if file == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+    if file == "-" {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            data.append(contentsOf: chunk[0..<n])
+        }
+        return data
+    }
     guard let data = FileManager.default.contents(atPath: file) else {
         throw CLIError.data("cannot read '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied or a directory" : "no such file")")
     }

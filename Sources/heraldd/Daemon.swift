@@ -251,7 +251,7 @@ final class Daemon: Service, @unchecked Sendable {
         systemd.send("RELOADING=1")
         defer { systemd.send("READY=1") }
         do {
-            let config = try await ConfigLoader.load(path: settings.configPath, explicit: settings.configExplicit,
+            let config = try ConfigLoader.load(path: settings.configPath, explicit: settings.configExplicit,
                                                      environment: settings.environment)
             queue.async {
                 self.engine.reload(config: config)

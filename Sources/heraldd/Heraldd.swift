@@ -48,7 +48,7 @@ struct Heraldd: AsyncParsableCommand {
         if let config { configSource = (config, true) }
         let loaded: HeraldConfig
         do {
-            loaded = try await ConfigLoader.load(path: configSource.path, explicit: configSource.explicit, environment: environment)
+            loaded = try ConfigLoader.load(path: configSource.path, explicit: configSource.explicit, environment: environment)
         } catch {
             Self.fail("\(error)", code: 78)
         }

@@ -4,19 +4,19 @@ import Testing
 struct ConfigTests {
     let dir = TemporaryDirectory()
 
-    func load(_ yaml: String?, env: [String: String] = [:]) async throws(ConfigError) -> HeraldConfig {
+    func load(_ yaml: String?, env: [String: String] = [:]) throws(ConfigError) -> HeraldConfig {
         if let yaml { dir.write("config.yaml", yaml) }
-        return try await ConfigLoader.load(path: dir.path + "/config.yaml", explicit: yaml != nil, environment: env)
+        return try ConfigLoader.load(path: dir.path + "/config.yaml", explicit: yaml != nil, environment: env)
     }
 
-    @Test func aMissingDefaultFileMeansDefaults() async throws {
-        let config = try await load(nil)
+    @Test func aMissingDefaultFileMeansDefaults() throws {
+        let config = try load(nil)
         #expect(config == HeraldConfig())
         #expect(config.lead == .minutes(15))
     }
 
-    @Test func readsEveryKey() async throws {
-        let config = try await load("""
+    @Test func readsEveryKey() throws {
+        let config = try load("""
             profile:
               name: "Alice Smith"
               address: "12 Elm St"
@@ -39,8 +39,8 @@ struct ConfigTests {
         #expect(config.logLevel == .debug)
     }
 
-    @Test func environmentOverridesTheFile() async throws {
-        let config = try await load("profile:\n  name: File Name\n", env: ["HERALD_PROFILE_NAME": "Env Name", "HERALD_DEFAULTS_LEAD": "1h",
+    @Test func environmentOverridesTheFile() throws {
+        let config = try load("profile:\n  name: File Name\n", env: ["HERALD_PROFILE_NAME": "Env Name", "HERALD_DEFAULTS_LEAD": "1h",
                                                                           "HERALD_TEMPLATES_ARRIVAL_BODY": "{name}!"])
         #expect(config.profile.name == "Env Name")
         #expect(config.lead == .hours1)
@@ -54,12 +54,15 @@ struct ConfigTests {
         ("templates:\n  arrival:\n    body: \"{nam}\"\n", "key 'templates.arrival.body': unknown placeholder '{nam}'"),
         ("profile: Alice\n", "key 'profile' (line 1): must be a mapping"),
         ("spool: relative/dir\n", "key 'spool': \"relative/dir\" is not an absolute path"),
-        ("- a\n- b\n", "the top level must be a mapping of keys"),
-        ("profile: [unclosed\n", "not valid YAML"),
+        ("- a\n- b\n", "line 1: the top level must be a mapping of keys"),
+        ("profile: [unclosed\n", "line 1: '[' starts a YAML construct Herald's configuration does not use; quote the value"),
+        ("profile:\n  name: Alice\n  - x\n", "line 3: lists are not used in Herald's configuration"),
+        ("profile:\n\tname: Alice\n", "line 2: tabs cannot indent YAML; use spaces"),
+        ("profile:\n  name: Alice\n  name: Bob\n", "line 3: key 'name' appears twice"),
     ])
-    func badFilesAreRefusedNamingFileKeyAndReason(yaml: String, expected: String) async {
+    func badFilesAreRefusedNamingFileKeyAndReason(yaml: String, expected: String) {
         do {
-            _ = try await load(yaml)
+            _ = try load(yaml)
             Issue.record("accepted a bad config")
         } catch {
             #expect(error.description.contains(dir.path + "/config.yaml"))
@@ -67,15 +70,15 @@ struct ConfigTests {
         }
     }
 
-    @Test func badEnvironmentValuesNameTheVariable() async {
-        await #expect(throws: ConfigError("environment variable HERALD_DEFAULTS_LEAD: \"-1m\" is not a time span: it is negative")) {
-            _ = try await load(nil, env: ["HERALD_DEFAULTS_LEAD": "-1m"])
+    @Test func badEnvironmentValuesNameTheVariable() {
+        #expect(throws: ConfigError("environment variable HERALD_DEFAULTS_LEAD: \"-1m\" is not a time span: it is negative")) {
+            _ = try load(nil, env: ["HERALD_DEFAULTS_LEAD": "-1m"])
         }
     }
 
-    @Test func anExplicitFileMustExist() async {
-        await #expect(throws: ConfigError("cannot read config '/nonexistent/herald.yaml': no such file")) {
-            _ = try await ConfigLoader.load(path: "/nonexistent/herald.yaml", explicit: true, environment: [:])
+    @Test func anExplicitFileMustExist() {
+        #expect(throws: ConfigError("cannot read config '/nonexistent/herald.yaml': no such file")) {
+            _ = try ConfigLoader.load(path: "/nonexistent/herald.yaml", explicit: true, environment: [:])
         }
     }
 

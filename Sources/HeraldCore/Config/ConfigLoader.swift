@@ -1,6 +1,4 @@
 import Configuration
-import SystemPackage
-import Yams
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -13,7 +11,9 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Reads `HeraldConfig` with swift-configuration: a YAML file behind `HERALD_*` variables.
+/// Reads `HeraldConfig` with swift-configuration: a YAML file (parsed by `ConfigYAML`, held in
+/// an `InMemoryProvider`) behind `HERALD_*` variables (`EnvironmentVariablesProvider`).
+/// Synchronous on purpose: the CLI then needs no async main, which saves it start-up time.
 public enum ConfigLoader {
     /// Every key the file may hold, dotted; anything else is refused as a likely typo.
     public static let keys: [String] = [
@@ -55,9 +55,17 @@ public enum ConfigLoader {
     ///   - path: the YAML file; when `explicit` is false a missing file means "all defaults".
     ///   - environment: the process environment (for `HERALD_*` overrides and `~`).
     /// - Throws: `ConfigError` naming the file or variable, the key and the reason.
-    public static func load(path: String, explicit: Bool, environment: [String: String]) async throws(ConfigError) -> HeraldConfig {
+    public static func load(path: String, explicit: Bool, environment: [String: String]) throws(ConfigError) -> HeraldConfig {
         let exists = FileManager.default.fileExists(atPath: path)
         if explicit && !exists { throw ConfigError("cannot read config '\(path)': no such file") }
+        if !exists {
+            // No file: only HERALD_* variables. Look up each key's variable directly (the same
+            // names EnvironmentVariablesProvider uses), which spares the CLI swift-configuration's
+            // start-up cost when there is nothing but a variable or two to read.
+            var values: [String: String] = [:]
+            for key in keys { if let v = environment[environmentName(for: key)] { values[key] = v } }
+            return try build(path: path, environment: environment) { values[$0] }
+        }
         var providers: [any ConfigProvider] = [
             EnvironmentVariablesProvider(environmentVariables: environment.filter { $0.key.hasPrefix("HERALD_") })
                 .prefixKeys(with: "herald"),
@@ -66,54 +74,50 @@ public enum ConfigLoader {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ConfigError("cannot read config '\(path)': permission denied")
             }
-            try checkStructure(data, path: path)
-            do {
-                providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(path)))
-            } catch {
-                throw ConfigError("config '\(path)': \(error)")
-            }
+            let entries = try checkStructure(data, path: path)
+            let values = ConfigYAML.flatten(entries).map { (AbsoluteConfigKey(ConfigKey($0.key)), ConfigValue(.string($0.value), isSecret: false)) }
+            providers.append(InMemoryProvider(name: "file:" + path, values: Dictionary(uniqueKeysWithValues: values)))
         }
         let reader = ConfigReader(providers: providers)
-        return try build(reader: reader, path: path, environment: environment)
+        return try build(path: path, environment: environment) { reader.string(forKey: ConfigKey($0)) }
     }
 
     /// Rejects YAML that is not a mapping of known keys, naming the key and its line.
-    static func checkStructure(_ data: Data, path: String) throws(ConfigError) {
-        let text = String(decoding: data, as: UTF8.self)
-        let node: Node?
-        do { node = try Yams.compose(yaml: text) } catch {
-            throw ConfigError("config '\(path)': not valid YAML: \(error)")
+    @discardableResult
+    static func checkStructure(_ data: Data, path: String) throws(ConfigError) -> [(key: String, line: Int, value: ConfigYAML.Node)] {
+        let entries: [(key: String, line: Int, value: ConfigYAML.Node)]
+        do { entries = try ConfigYAML.parse(String(decoding: data, as: UTF8.self)) } catch {
+            throw ConfigError("config '\(path)': \(error)")
         }
-        guard let node else { return }  // an empty file: all defaults
-        guard case .mapping = node else { throw ConfigError("config '\(path)': the top level must be a mapping of keys") }
         let sections = Set(keys.compactMap { k -> String? in
             let parts = k.split(separator: ".")
             return parts.count > 1 ? parts.dropLast().joined(separator: ".") : nil
         }).union(["templates"])
-        func walk(_ node: Node, prefix: String) throws(ConfigError) {
-            guard case .mapping(let mapping) = node else { return }
-            for (k, v) in mapping {
-                guard let name = k.string else { throw ConfigError("config '\(path)': line \(k.mark?.line ?? 0): a key is not a string") }
+        func walk(_ entries: [(key: String, line: Int, value: ConfigYAML.Node)], prefix: String) throws(ConfigError) {
+            for (name, line, value) in entries {
                 let full = prefix.isEmpty ? name : prefix + "." + name
-                let line = k.mark.map { " (line \($0.line))" } ?? ""
                 if sections.contains(full) {
-                    if case .scalar(let s) = v, s.string.isEmpty || s.string == "~" || s.string == "null" { continue }
-                    guard case .mapping = v else { throw ConfigError("config '\(path)': key '\(full)'\(line): must be a mapping") }
-                    try walk(v, prefix: full)
+                    switch value {
+                    case .mapping(let children): try walk(children, prefix: full)
+                    case .null: continue
+                    case .scalar: throw ConfigError("config '\(path)': key '\(full)' (line \(line)): must be a mapping")
+                    }
                 } else if keys.contains(full) {
-                    guard case .scalar = v else { throw ConfigError("config '\(path)': key '\(full)'\(line): must be a single value") }
+                    if case .mapping = value { throw ConfigError("config '\(path)': key '\(full)' (line \(line)): must be a single value") }
                 } else {
-                    throw ConfigError("config '\(path)': unknown key '\(full)'\(line)")
+                    throw ConfigError("config '\(path)': unknown key '\(full)' (line \(line))")
                 }
             }
         }
-        try walk(node, prefix: "")
+        try walk(entries, prefix: "")
+        return entries
     }
 
-    static func build(reader: ConfigReader, path: String, environment: [String: String]) throws(ConfigError) -> HeraldConfig {
+    /// Builds the configuration from `lookup`, which gives a key's text (from the file or a variable).
+    static func build(path: String, environment: [String: String], lookup: (String) -> String?) throws(ConfigError) -> HeraldConfig {
         var config = HeraldConfig()
         func value(_ key: String) -> (text: String, source: String)? {
-            guard let text = reader.string(forKey: ConfigKey(key)) else { return nil }
+            guard let text = lookup(key) else { return nil }
             let variable = environmentName(for: key)
             let source = environment[variable] != nil ? "environment variable \(variable)" : "config '\(path)': key '\(key)'"
             return (text, source)

@@ -36,6 +36,19 @@ public struct DaemonStatus: Sendable, Equatable {
         return JSONWriter.render(.object(f), pretty: true) + "\n"
     }
 
+    /// The `pending` count from status.json's text without decoding all of it (the CLI reads
+    /// it on every enqueue, to enforce limits.jobs).
+    public static func pendingCount(json bytes: [UInt8]) -> Int? {
+        let key = Array("\"pending\": ".utf8)
+        guard bytes.count > key.count else { return nil }
+        for start in 0...(bytes.count - key.count) where bytes[start..<(start + key.count)].elementsEqual(key) {
+            var n = 0, k = start + key.count, digits = 0
+            while k < bytes.count, bytes[k] >= 48, bytes[k] <= 57 { n = n * 10 + Int(bytes[k] - 48); k += 1; digits += 1 }
+            return digits > 0 ? n : nil
+        }
+        return nil
+    }
+
     public init?(json data: Data) {
         guard let value = try? JSONValue.parse(data), case .object(let o) = value,
               case .number(let pid)? = o["pid"], case .string(let version)? = o["version"],

@@ -10,10 +10,13 @@ import Foundation
 
 extension Engine {
     /// Takes in files from `new/`: valid jobs move to `jobs/`, anything else to `failed/`.
+    /// Once they are in, `jobs/` is synced: from then on they survive a power cut.
     public func intake(names: [String]) -> [Effect] {
+        let before = pending.count
         for name in names.sorted() where !name.hasPrefix(".") {
             if name.hasSuffix(".jsonl") { intakeBatch(name) } else { intakeOne(name) }
         }
+        if pending.count != before { try? FileSystem.syncDirectoryOf(spool.jobs + "/.") }
         return tick()
     }
 

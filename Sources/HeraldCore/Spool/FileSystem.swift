@@ -107,9 +107,9 @@ public enum FileSystem {
         return names
     }
 
-    /// The whole file; for files the daemon itself wrote.
-    public static func read(_ path: String, limit: Int = 16 << 20) throws(FileSystemError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    /// The whole file; for files Herald itself wrote (or system files, with `followLinks`).
+    public static func read(_ path: String, limit: Int = 16 << 20, followLinks: Bool = false) throws(FileSystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { throw fail("open", path) }
         defer { close(fd) }
         return try readAll(fd, path: path, limit: limit)

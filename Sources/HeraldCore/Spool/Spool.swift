@@ -57,7 +57,9 @@ public struct Spool: Sendable {
     // MARK: writing into the intake (any program may do this)
 
     /// Writes `contents` into `new/` the maildir way: create in `tmp/`, fsync, rename into
-    /// `new/` under `name` (or a variant of it when that name is taken), fsync `new/`.
+    /// `new/` under `name` (or a variant of it when that name is taken). Like `at`, which
+    /// writes its job with O_SYNC, the directory is not synced here: heraldd syncs `jobs/`
+    /// when it takes the job in, and the file system commits the rename within seconds.
     ///
     /// - Returns: the path in `new/`.
     @discardableResult
@@ -69,7 +71,7 @@ public struct Spool: Sendable {
         while FileSystem.exists(candidate) {
             candidate = new + "/" + stem + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36) + ext
         }
-        try FileSystem.writeAtomically(Array(contents.utf8), tmpPath: tmpPath, finalPath: candidate, syncDirectory: true)
+        try FileSystem.writeAtomically(Array(contents.utf8), tmpPath: tmpPath, finalPath: candidate)
         return candidate
     }
 

@@ -135,7 +135,7 @@ public enum TimeSpan {
 
 extension String {
     /// The string without leading and trailing spaces, tabs and newlines.
-    var trimmingSpaces: String {
+    public var trimmingSpaces: String {
         let scalars = unicodeScalars
         guard let start = scalars.firstIndex(where: { !($0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r") }) else { return "" }
         let end = scalars.lastIndex(where: { !($0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r") })!

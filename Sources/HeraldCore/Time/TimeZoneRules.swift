@@ -1,4 +1,7 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -157,8 +160,8 @@ extension TimeZoneRules {
             guard isPlausibleName(name) else { throw .unknownZone(name) }
             path = zoneinfo + "/" + name
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unknownZone(name) }
-        do { return try parseTZif(Array(data), identifier: name) } catch { throw .badFile(path) }
+        guard let bytes = try? FileSystem.read(path, limit: 1 << 20, followLinks: true) else { throw .unknownZone(name) }
+        do { return try parseTZif(bytes, identifier: name) } catch { throw .badFile(path) }
     }
 
     /// The local zone as glibc would pick it: `TZ` if set (`:Name`, `Name`, a path or a POSIX
@@ -173,21 +176,22 @@ extension TimeZoneRules {
             if let zone = TimeZoneRules(posix: name) { return zone }
             return .utc
         }
-        guard let data = FileManager.default.contents(atPath: localtime),
-              let zone = try? parseTZif(Array(data), identifier: localZoneName(localtime: localtime, zoneinfo: zoneinfo))
+        guard let bytes = try? FileSystem.read(localtime, limit: 1 << 20, followLinks: true),
+              let zone = try? parseTZif(bytes, identifier: localZoneName(localtime: localtime, zoneinfo: zoneinfo))
         else { return .utc }
         return zone
     }
 
     /// The IANA name behind `/etc/localtime` when it is a link into zoneinfo, else "localtime".
     static func localZoneName(localtime: String, zoneinfo: String) -> String {
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: localtime) else {
-            return "localtime"
-        }
-        for marker in ["zoneinfo/"] {
-            if let range = target.range(of: marker, options: .backwards) {
-                return String(target[range.upperBound...])
-            }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink(localtime, &buffer, buffer.count - 1)
+        guard n > 0 else { return "localtime" }
+        let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // ".../zoneinfo/Europe/Berlin" → "Europe/Berlin"
+        let parts = target.split(separator: "/", omittingEmptySubsequences: false)
+        if let k = parts.lastIndex(of: "zoneinfo"), k + 1 < parts.count {
+            return parts[(k + 1)...].joined(separator: "/")
         }
         return "localtime"
     }
