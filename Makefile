@@ -12,7 +12,7 @@ APPDIR = $(DESTDIR)$(PREFIX)/share/applications
 FUZZ_SECONDS ?= 120
 FUZZ_SEED ?= $(shell date +%s)
 
-.PHONY: all build release test run install uninstall deps test-deps clean fuzz
+.PHONY: all build release test run install uninstall deps test-deps clean fuzz bench
 
 all: build
 
@@ -32,6 +32,12 @@ release: deps
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## Measure heraldd and herald against their targets (release build, about two minutes) and
+## write the table into BENCHMARKS.md. A smoke run (100 jobs) is part of `make test`.
+bench: test-deps
+	$(SWIFT) build $(RELEASE_FLAGS)
+	.build/release/herald-bench --output BENCHMARKS.md --command "make bench"
 
 ## Fuzz the job decoder, span parser and calendar parser for FUZZ_SECONDS (a short seeded
 ## run is part of `make test`). A crash saves its input to fuzz-crash-<target>.bin.

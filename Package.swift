@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "heraldd", targets: ["heraldd"]),
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-fuzz", targets: ["herald-fuzz"]),
+        .executable(name: "herald-bench", targets: ["herald-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
@@ -15,8 +16,8 @@ let package = Package(
         // No traits: the JSON and YAML snapshots bring in all of Foundation; Herald reads its
         // YAML with its own small snapshot (HeraldCore/Config/ConfigYAML.swift).
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.8.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -43,8 +44,6 @@ let package = Package(
                 "HeraldCore", "HeraldNotify", "CHeraldSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -60,10 +59,20 @@ let package = Package(
         ),
         .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
         .executableTarget(name: "herald-fuzz", dependencies: ["HeraldFuzz"]),
-        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFuzz"]),
+        .executableTarget(
+            name: "herald-bench",
+            dependencies: [
+                "CLibNotify", "HeraldCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFuzz"],
+                    exclude: ["Fixtures"]),  // read by path, see CalendarSystemdTests
         .testTarget(
             name: "HeraldEndToEndTests",
-            dependencies: ["HeraldCore", "HeraldFuzz", "heraldd", "herald"]
+            dependencies: ["HeraldCore", "HeraldFuzz", "heraldd", "herald", "herald-bench"],
+            exclude: ["Support/mockctl.py"]
         ),
     ]
 )

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Installs the Debian packages Herald needs, only those that are missing.
 #   scripts/install-deps.sh build    what `swift build` needs
-#   scripts/install-deps.sh test     what `make test` needs (a private bus, a notification server, ...)
+#   scripts/install-deps.sh test     what `make test` and `make bench` need (a private bus, a notification
+#                                    server, `at` to compare enqueue times with, ...)
 set -eu
 
 build="libnotify-dev pkg-config tzdata"
-test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps"
+test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at"
 
 case "${1:-test}" in
   build) wanted=$build ;;

@@ -1,6 +1,7 @@
 #include "herald_sys.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -32,3 +33,5 @@ int herald_clock_change_read(int fd) {
     if (errno == EAGAIN || errno == EINTR) return 0;
     return -1;
 }
+
+void herald_release_free_memory(void) { malloc_trim(0); }

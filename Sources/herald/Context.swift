@@ -26,14 +26,14 @@ struct CLIContext {
     let spool: Spool
     let zone: TimeZoneRules
     let now: Instant
-    let environment: [String: String]
+    let environment: Environment
 
     static func load(_ options: GlobalOptions) throws -> CLIContext {
         try load(spool: options.spool, config: options.config)
     }
 
     static func load(spool: String?, config configPath: String?) throws -> CLIContext {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = Environment.current()
         var source = ConfigLoader.defaultPath(environment: environment)
         if let path = configPath { source = (path, true) }
         let config: HeraldConfig
@@ -56,8 +56,10 @@ struct CLIContext {
     /// Makes sure the spool exists, is safe, and has room for `count` more jobs.
     func prepareSpool(adding count: Int) throws {
         do {
-            try spool.prepare()
-            try spool.checkPermissions()
+            if try !spool.checkPermissions() {  // the usual case checks each directory once
+                try spool.prepare()
+                try spool.checkPermissions()
+            }
         } catch {
             throw CLIError.failure("\(error)")
         }
@@ -67,12 +69,12 @@ struct CLIContext {
         }
     }
 
-    /// Jobs pending now: the running daemon's count plus the intake, without reading every
-    /// job when heraldd is running.
+    /// Jobs pending now, without reading every job: the count heraldd last wrote into
+    /// status.json (it writes it at most a second late, and when it stops; jobs cancelled since
+    /// only lower the true count) plus the intake. Counted from jobs/ when heraldd never ran.
     func pendingCountCheaply() -> Int {
         let intake = ((try? FileSystem.list(spool.new)) ?? []).filter { !$0.hasPrefix(".") }.count
-        if SpoolLock.runningDaemon(spool) != nil, let bytes = try? FileSystem.read(spool.statusPath, limit: 65_536),
-           let pending = DaemonStatus.pendingCount(json: bytes) {
+        if let bytes = try? FileSystem.read(spool.statusPath, limit: 65_536), let pending = DaemonStatus.pendingCount(json: bytes) {
             return pending + intake
         }
         return ((try? FileSystem.list(spool.jobs)) ?? []).count + intake

@@ -18,15 +18,21 @@ enum FastPath {
 
     static func remind(_ arguments: [String]) -> RemindRequest? {
         guard arguments.first == "remind" else { return nil }
-        var values: [String: String] = [:]
+        // Option values in a small list, not a Dictionary: the first [String: String] in a
+        // process costs a run-time conformance lookup that scans every conformance record.
+        var values: [(option: String, value: String)] = []
+        func value(_ option: String) -> String? {
+            for entry in values where entry.option == option { return entry.value }
+            return nil
+        }
         var text: [String] = []
         var k = 1
         while k < arguments.count {
             let token = arguments[k]
             if token.hasPrefix("-") {
-                guard isRemindOption(token), values[token] == nil, k + 1 < arguments.count,
+                guard isRemindOption(token), value(token) == nil, k + 1 < arguments.count,
                       !arguments[k + 1].hasPrefix("-") else { return nil }
-                values[token] = arguments[k + 1]
+                values.append((token, arguments[k + 1]))
                 k += 2
             } else {
                 text.append(token)
@@ -34,12 +40,12 @@ enum FastPath {
             }
         }
         var urgency: Job.Urgency? = nil
-        if let u = values["--urgency"] {
+        if let u = value("--urgency") {
             guard let parsed = Job.Urgency(rawValue: u) else { return nil }
             urgency = parsed
         }
-        return RemindRequest(spool: values["--spool"], config: values["--config"], at: values["--at"], inSpan: values["--in"],
-                             every: values["--every"], title: values["--title"], urgency: urgency, icon: values["--icon"],
-                             id: values["--id"], text: text)
+        return RemindRequest(spool: value("--spool"), config: value("--config"), at: value("--at"), inSpan: value("--in"),
+                             every: value("--every"), title: value("--title"), urgency: urgency, icon: value("--icon"),
+                             id: value("--id"), text: text)
     }
 }

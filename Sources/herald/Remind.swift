@@ -106,7 +106,8 @@ struct RemindRequest: Equatable {
     var text: [String]
 
     func run() throws {
-        let message = text.joined(separator: " ")
+        var message = ""  // the words joined by spaces (joined(separator:) costs a runtime type lookup)
+        for k in text.indices { message += k == text.startIndex ? text[k] : " " + text[k] }
         guard !message.trimmingSpaces.isEmpty else { throw CLIError.usage("the reminder text is empty") }
         let ctx = try CLIContext.load(spool: spool, config: config)
         let jobID = try PopupOptions.jobID(id, ctx)

@@ -24,7 +24,7 @@ extension Herald {
         }
 
         func run() throws {
-            let zone = TimeZoneRules.local(environment: ProcessInfo.processInfo.environment)
+            let zone = TimeZoneRules.local(environment: .current())
             var bad = 0
             for file in files {
                 let data = try readInput(file)

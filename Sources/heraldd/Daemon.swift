@@ -1,20 +1,23 @@
+import CHeraldSys
 import Dispatch
 import Foundation
 import HeraldCore
 import HeraldNotify
 import Logging
-import ServiceLifecycle
-import UnixSignals
 
 /// The daemon's shell around `Engine`: one serial queue, one wall-clock `DispatchSourceTimer`
-/// armed for the engine's next wake-up, inotify on the spool, the notifier, SIGHUP reloads.
-final class Daemon: Service, @unchecked Sendable {
+/// armed for the engine's next wake-up, inotify on the spool, the notifier, signals.
+///
+/// Everything runs on serial Dispatch queues, never on libdispatch's global concurrent queues
+/// or Swift's global executor (which sits on them): on Linux, the first job on those starts a
+/// thread-pool monitor that wakes the process every second for good. Idle, heraldd sleeps.
+final class Daemon: @unchecked Sendable {
     struct Settings {
         var spool: Spool
         var config: HeraldConfig
         var configPath: String
         var configExplicit: Bool
-        var environment: [String: String]
+        var environment: Environment
         var notifierName: String
     }
 
@@ -34,11 +37,14 @@ final class Daemon: Service, @unchecked Sendable {
     private var zoneWatcher: LocaltimeWatcher?
     private var watchdog: DispatchSourceTimer?
     private var maintenance: DispatchSourceTimer?
+    private var signalSources: [any DispatchSourceSignal] = []
     private var statusDue = false
     private let background = DispatchQueue(label: "herald.maintenance", qos: .utility)
     private var writtenStatus: DaemonStatus?
     private let systemd: ServiceNotifier
     private var sentServiceStatus = ""
+    private var serviceStatusSentAt = DispatchTime(uptimeNanoseconds: 0)
+    private var serviceStatusDue = false
 
     init(settings: Settings, notifier: any Notifier, lock: SpoolLock, logger: Logger, levelBox: LogLevelBox) {
         self.settings = settings
@@ -52,19 +58,32 @@ final class Daemon: Service, @unchecked Sendable {
         self.systemd = ServiceNotifier(environment: settings.environment)
     }
 
-    func run() async throws {
-        // Trap SIGHUP before saying Ready: its default action would end the process.
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
-            queue.async {
-                do { try self.startOnQueue(); done.resume() } catch { done.resume(throwing: error) }
+    /// Starts, then serves until SIGTERM or SIGINT (a clean stop, status 0); SIGHUP reloads
+    /// the configuration. Never returns.
+    func run() -> Never {
+        // Signals are taken over before Ready: SIGHUP's default action would end the process.
+        for sig in [SIGTERM, SIGINT, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            source.setEventHandler { [unowned self] in
+                if sig == SIGHUP {
+                    reloadConfig()
+                } else {
+                    stopOnQueue()
+                    logger.info("Stopped")
+                    exit(0)
+                }
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+        queue.async {
+            do { try self.startOnQueue() } catch {
+                self.logger.critical("Stopped on an error", metadata: ["error": "\(error)"])
+                exit(1)
             }
         }
-        for await _ in hangups.cancelOnGracefulShutdown() {
-            await reloadConfig()
-        }
-        queue.sync { self.stopOnQueue() }
-        logger.info("Stopped")
+        dispatchMain()
     }
 
     // MARK: queue only
@@ -80,7 +99,11 @@ final class Daemon: Service, @unchecked Sendable {
                 logger.notice("inotify queue overflowed; rescanning the spool")
                 effects += engine.rescan()
             } else {
-                if !changes.intake.isEmpty { effects += engine.intake(names: changes.intake) }
+                if !changes.intake.isEmpty {
+                    let before = engine.pendingCount
+                    effects += engine.intake(names: changes.intake)
+                    if engine.pendingCount - before >= 1000 { releaseFreedMemory() }
+                }
                 if !changes.jobsRemoved.isEmpty || !changes.jobsAdded.isEmpty {
                     effects += engine.jobsChanged(removed: changes.jobsRemoved, added: changes.jobsAdded)
                 }
@@ -109,6 +132,7 @@ final class Daemon: Service, @unchecked Sendable {
         let localtime = settings.environment["HERALD_LOCALTIME"] ?? "/etc/localtime"
         zoneWatcher = try? LocaltimeWatcher(path: localtime, queue: queue) { [unowned self] in localtimeChanged(localtime) }
         let effects = try engine.start()
+        releaseFreedMemory()
         systemd.send("READY=1\nSTATUS=\(serviceStatus())\nMAINPID=\(getpid())")
         logger.info("Ready", metadata: ["notifier": "\(settings.notifierName)", "jobs.pending": "\(engine.pendingCount)",
                                         "version": "\(HeraldVersion.string)"])
@@ -182,13 +206,32 @@ final class Daemon: Service, @unchecked Sendable {
         }
         rearm()
         writeStatus()
-        if systemd.isActive {
-            let text = serviceStatus()
-            if text != sentServiceStatus {
-                sentServiceStatus = text
-                systemd.send("STATUS=" + text)
-            }
+        sendServiceStatus()
+    }
+
+    /// Tells systemd the status line when it changed, at most once a second (a burst of a
+    /// thousand popups sends a few messages, not a thousand).
+    private func sendServiceStatus(deferred: Bool = false) {
+        guard systemd.isActive, deferred || !serviceStatusDue else { return }
+        serviceStatusDue = false
+        let text = serviceStatus()
+        guard text != sentServiceStatus else { return }
+        let next = serviceStatusSentAt + .seconds(1)
+        if !deferred && next > .now() {
+            serviceStatusDue = true
+            queue.asyncAfter(deadline: next) { [weak self] in self?.sendServiceStatus(deferred: true) }
+            return
         }
+        sentServiceStatus = text
+        serviceStatusSentAt = .now()
+        systemd.send("STATUS=" + text)
+    }
+
+    /// Hands memory freed after a big load (the spool listing at start, a large batch) back
+    /// to the system: malloc keeps it otherwise, and the daemon's resident size would stay at
+    /// its peak for good.
+    private func releaseFreedMemory() {
+        herald_release_free_memory()
     }
 
     /// The one-line status systemd shows: "3 jobs pending, next 2026-11-22T14:05:00Z".
@@ -238,7 +281,9 @@ final class Daemon: Service, @unchecked Sendable {
         writtenStatus = status
         let tmp = settings.spool.tmp + "/.status.\(getpid())"
         do {
-            try FileSystem.writeAtomically(Array(status.json.utf8), tmpPath: tmp, finalPath: settings.spool.statusPath)
+            // Renamed into place but not fsynced: status.json is advice, rewritten as things
+            // change, and an fsync here (milliseconds on a busy disk) would hold up the scheduler.
+            try FileSystem.writeUnsynced(Array(status.json.utf8), tmpPath: tmp, finalPath: settings.spool.statusPath)
         } catch {
             logger.error("Cannot write status.json", metadata: ["error": "\(error)"])
         }
@@ -246,18 +291,17 @@ final class Daemon: Service, @unchecked Sendable {
 
     // MARK: reload
 
-    private func reloadConfig() async {
+    private func reloadConfig() {
         logger.info("SIGHUP: reloading the configuration", metadata: ["config": "\(settings.configPath)"])
         systemd.send("RELOADING=1")
         defer { systemd.send("READY=1") }
         do {
             let config = try ConfigLoader.load(path: settings.configPath, explicit: settings.configExplicit,
-                                                     environment: settings.environment)
-            queue.async {
-                self.engine.reload(config: config)
-                self.levelBox.level = Logger.Level(config.logLevel)
-                self.logger.info("Configuration reloaded")
-            }
+                                               environment: settings.environment)
+            engine.reload(config: config)
+            levelBox.level = Logger.Level(config.logLevel)
+            logger.info("Configuration reloaded")
+            apply([])
         } catch {
             logger.error("Configuration not reloaded; keeping the old one", metadata: ["error": "\(error)"])
         }

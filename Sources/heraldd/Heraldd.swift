@@ -3,10 +3,9 @@ import Foundation
 import HeraldCore
 import HeraldNotify
 import Logging
-import ServiceLifecycle
 
 @main
-struct Heraldd: AsyncParsableCommand {
+struct Heraldd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "heraldd",
         abstract: "Herald's daemon: fires scheduled desktop notifications from the spool.",
@@ -42,8 +41,8 @@ struct Heraldd: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
+    func run() throws {
+        let environment = Environment.current()
         var configSource = ConfigLoader.defaultPath(environment: environment)
         if let config { configSource = (config, true) }
         let loaded: HeraldConfig
@@ -75,14 +74,7 @@ struct Heraldd: AsyncParsableCommand {
                                        configExplicit: configSource.explicit, environment: environment,
                                        notifierName: notifier.rawValue)
         let daemon = Daemon(settings: settings, notifier: chosen, lock: lock, logger: logger, levelBox: levelBox)
-        var groupConfig = ServiceGroupConfiguration(services: [.init(service: daemon)], logger: logger)
-        groupConfig.gracefulShutdownSignals = [.sigterm, .sigint]
-        do {
-            try await ServiceGroup(configuration: groupConfig).run()
-        } catch {
-            logger.critical("Stopped on an error", metadata: ["error": "\(error)"])
-            throw ExitCode(1)
-        }
+        daemon.run()
     }
 
     static func fail(_ message: String, code: Int32) -> Never {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 
 /// systemd's notify protocol (sd_notify(3)): datagrams such as `READY=1` to the socket
 /// named by `$NOTIFY_SOCKET`. Does nothing when the variable is unset.
@@ -7,7 +8,7 @@ struct ServiceNotifier: Sendable {
     /// WATCHDOG_USEC, when systemd expects pings from this process.
     let watchdogInterval: UInt64?
 
-    init(environment: [String: String]) {
+    init(environment: Environment) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         let forUs = environment["WATCHDOG_PID"].map { Int32($0) == getpid() } ?? true
         watchdogInterval = forUs ? environment["WATCHDOG_USEC"].flatMap(UInt64.init).flatMap { $0 > 0 ? $0 : nil } : nil
@@ -16,7 +17,8 @@ struct ServiceNotifier: Sendable {
     var isActive: Bool { socketPath != nil }
 
     /// Sends one message, e.g. "READY=1\nSTATUS=3 jobs pending". Errors are ignored, as
-    /// sd_notify's callers do.
+    /// sd_notify's callers do, and it never blocks: if the receiver has stopped reading and
+    /// its queue is full, the message is dropped rather than stopping the scheduler.
     func send(_ message: String) {
         guard let path = socketPath else { return }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -35,7 +37,7 @@ struct ServiceNotifier: Sendable {
         let payload = Array(message.utf8)
         _ = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), sa, length) }
+                payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), sa, length) }
             }
         }
     }

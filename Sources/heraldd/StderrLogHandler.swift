@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import Logging
 
 /// Log lines on stderr: `heraldd[pid]: warning: Bad job file moved to failed/ file=new/x.json`.
@@ -10,7 +11,7 @@ struct StderrLogHandler: LogHandler {
     let label: String
     let journal: Bool
 
-    init(label: String, level: Logger.Level, environment: [String: String]) {
+    init(label: String, level: Logger.Level, environment: Environment) {
         self.label = label
         self.logLevel = level
         self.journal = environment["JOURNAL_STREAM"] != nil

@@ -6,13 +6,22 @@ struct ConfigTests {
 
     func load(_ yaml: String?, env: [String: String] = [:]) throws(ConfigError) -> HeraldConfig {
         if let yaml { dir.write("config.yaml", yaml) }
-        return try ConfigLoader.load(path: dir.path + "/config.yaml", explicit: yaml != nil, environment: env)
+        return try ConfigLoader.load(path: dir.path + "/config.yaml", explicit: yaml != nil, environment: Environment(env))
     }
 
     @Test func aMissingDefaultFileMeansDefaults() throws {
         let config = try load(nil)
         #expect(config == HeraldConfig())
         #expect(config.lead == .minutes(15))
+    }
+
+    @Test func theDefaultTemplatesAreValid() throws {
+        let d = HeraldConfig.defaultTemplates
+        for message in [d.headsUp, d.arrival, d.reminder, d.habit] {
+            for template in [message.summary, message.body] {
+                #expect(try Template(template.source) == template, "\(template.source)")
+            }
+        }
     }
 
     @Test func readsEveryKey() throws {

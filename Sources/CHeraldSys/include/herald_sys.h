@@ -17,4 +17,7 @@ int herald_clock_change_rearm(int fd);
 /// (EAGAIN or an expiry), -1 on another error.
 int herald_clock_change_read(int fd);
 
+/// Returns memory malloc holds but no longer uses to the system (malloc_trim(3)).
+void herald_release_free_memory(void);
+
 #endif

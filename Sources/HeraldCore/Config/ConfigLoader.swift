@@ -28,25 +28,38 @@ public enum ConfigLoader {
 
     /// `$HERALD_CONFIG`, else `$XDG_CONFIG_HOME/herald/config.yaml`, else `~/.config/herald/config.yaml`.
     /// `explicit` says whether the file must exist.
-    public static func defaultPath(environment env: [String: String]) -> (path: String, explicit: Bool) {
+    public static func defaultPath(environment env: Environment) -> (path: String, explicit: Bool) {
         if let p = env["HERALD_CONFIG"], !p.isEmpty { return (p, true) }
         if let x = env["XDG_CONFIG_HOME"], x.hasPrefix("/") { return (x + "/herald/config.yaml", false) }
         return ((env["HOME"] ?? "") + "/.config/herald/config.yaml", false)
     }
 
     /// The environment variable that overrides `key`: `defaults.lead` → `HERALD_DEFAULTS_LEAD`.
+    /// Keys are ASCII; bytes are compared directly (no Unicode property tables at start-up).
     public static func environmentName(for key: String) -> String {
-        var out = "HERALD"
-        for component in key.split(separator: ".") {
-            out += "_"
-            var previousLower = false
-            for ch in component {
-                if ch.isUppercase && previousLower { out += "_" }
-                previousLower = ch.isLowercase
-                out += ch.isLetter || ch.isNumber ? ch.uppercased() : "_"
+        var out = Array("HERALD_".utf8)
+        var previousLower = false
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                out.append(UInt8(ascii: "_"))
+                previousLower = false
+            case UInt8(ascii: "a")...UInt8(ascii: "z"):
+                out.append(byte - 32)
+                previousLower = true
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                if previousLower { out.append(UInt8(ascii: "_")) }
+                out.append(byte)
+                previousLower = false
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                out.append(byte)
+                previousLower = false
+            default:
+                out.append(UInt8(ascii: "_"))
+                previousLower = false
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Loads the configuration.
@@ -55,19 +68,17 @@ public enum ConfigLoader {
     ///   - path: the YAML file; when `explicit` is false a missing file means "all defaults".
     ///   - environment: the process environment (for `HERALD_*` overrides and `~`).
     /// - Throws: `ConfigError` naming the file or variable, the key and the reason.
-    public static func load(path: String, explicit: Bool, environment: [String: String]) throws(ConfigError) -> HeraldConfig {
-        let exists = FileManager.default.fileExists(atPath: path)
+    public static func load(path: String, explicit: Bool, environment: Environment) throws(ConfigError) -> HeraldConfig {
+        let exists = FileSystem.exists(path)
         if explicit && !exists { throw ConfigError("cannot read config '\(path)': no such file") }
         if !exists {
             // No file: only HERALD_* variables. Look up each key's variable directly (the same
             // names EnvironmentVariablesProvider uses), which spares the CLI swift-configuration's
             // start-up cost when there is nothing but a variable or two to read.
-            var values: [String: String] = [:]
-            for key in keys { if let v = environment[environmentName(for: key)] { values[key] = v } }
-            return try build(path: path, environment: environment) { values[$0] }
+            return try build(path: path, environment: environment) { environment[environmentName(for: $0)] }
         }
         var providers: [any ConfigProvider] = [
-            EnvironmentVariablesProvider(environmentVariables: environment.filter { $0.key.hasPrefix("HERALD_") })
+            EnvironmentVariablesProvider(environmentVariables: environment.dictionary(withPrefix: "HERALD_"))
                 .prefixKeys(with: "herald"),
         ]
         if exists {
@@ -114,7 +125,7 @@ public enum ConfigLoader {
     }
 
     /// Builds the configuration from `lookup`, which gives a key's text (from the file or a variable).
-    static func build(path: String, environment: [String: String], lookup: (String) -> String?) throws(ConfigError) -> HeraldConfig {
+    static func build(path: String, environment: Environment, lookup: (String) -> String?) throws(ConfigError) -> HeraldConfig {
         var config = HeraldConfig()
         func value(_ key: String) -> (text: String, source: String)? {
             guard let text = lookup(key) else { return nil }

@@ -44,15 +44,15 @@ public struct HeraldConfig: Sendable, Equatable {
 
     public init() {}
 
-    // The defaults are constant, valid templates.
+    // The defaults are constant, valid templates (a test parses each).
     public static let defaultTemplates = Templates(
-        headsUp: Message(summary: try! Template("Delivery in {minutes} min"),
-                         body: try! Template("{name}, your order arrives at {address} in {minutes} min.\n{items}")),
-        arrival: Message(summary: try! Template("Your delivery is here"),
-                         body: try! Template("{name}, your order is arriving at {address} now.\n{items}")),
-        reminder: Message(summary: try! Template("{title}"),
-                          body: try! Template("{text}")),
-        habit: Message(summary: try! Template("{title}"),
-                       body: try! Template("{progress} · done {total}"))
+        headsUp: Message(summary: Template(valid: "Delivery in {minutes} min"),
+                         body: Template(valid: "{name}, your order arrives at {address} in {minutes} min.\n{items}")),
+        arrival: Message(summary: Template(valid: "Your delivery is here"),
+                         body: Template(valid: "{name}, your order is arriving at {address} now.\n{items}")),
+        reminder: Message(summary: Template(valid: "{title}"),
+                          body: Template(valid: "{text}")),
+        habit: Message(summary: Template(valid: "{title}"),
+                       body: Template(valid: "{progress} · done {total}"))
     )
 }

@@ -39,42 +39,27 @@ public enum JSONValue: Sendable, Equatable {
         return text.count > limit ? String(text.prefix(limit)) + "…" : text
     }
 
-    /// Parses JSON text.
+    /// Parses JSON text (strict RFC 8259; see `JSONParser`).
     ///
-    /// - Throws: `JSONValue.SyntaxError` with the decoder's own explanation.
+    /// - Throws: `JSONValue.SyntaxError` saying what is wrong and where.
     public static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch let DecodingError.dataCorrupted(context) {
-            let underlying = (context.underlyingError as? CustomStringConvertible)?.description
-            throw SyntaxError(detail: Self.clean(underlying ?? context.debugDescription))
-        } catch {
-            throw SyntaxError(detail: nil)
+        let result: Result<JSONValue, SyntaxError> = data.withUnsafeBytes { raw in
+            Result { () throws(SyntaxError) in try JSONParser.parse(raw.bindMemory(to: UInt8.self)) }
         }
+        return try result.get()
+    }
+
+    /// Parses JSON text held in bytes.
+    public static func parse(_ bytes: ArraySlice<UInt8>) throws(SyntaxError) -> JSONValue {
+        let result: Result<JSONValue, SyntaxError> = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(SyntaxError) in try JSONParser.parse(buffer) }
+        }
+        return try result.get()
     }
 
     public struct SyntaxError: Error, CustomStringConvertible, Equatable {
-        /// The parser's explanation, e.g. "unexpected character 'x' around line 1, column 5".
+        /// What is wrong and where, e.g. "unexpected 'x' where a value was expected at line 1, column 5".
         public var detail: String?
         public var description: String { detail.map { "not valid JSON: " + $0 } ?? "not valid JSON" }
-    }
-
-    static func clean(_ message: String) -> String? {
-        var m = message
-        while m.hasSuffix(".") { m.removeLast() }
-        if m.isEmpty || m.contains("The given data was not valid JSON") { return nil }
-        return m.prefix(1).lowercased() + m.dropFirst()
-    }
-}
-
-extension JSONValue: Decodable {
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
     }
 }

@@ -48,6 +48,12 @@ public struct JSONWriter {
     }
 
     static func escape(_ s: String, into out: inout String) {
+        if !needsEscaping(s) {  // the usual case: copy the text as it is
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -66,5 +72,19 @@ public struct JSONWriter {
             }
         }
         out += "\""
+    }
+
+    /// Whether `s` holds a quote, a backslash, a control character or U+2028/U+2029.
+    static func needsEscaping(_ s: String) -> Bool {
+        var utf8 = s.utf8.makeIterator()
+        while let byte = utf8.next() {
+            switch byte {
+            case 0x22, 0x5C, 0x7F, 0x00..<0x20: return true
+            case 0xE2:  // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+                if utf8.next() == 0x80, let third = utf8.next(), third == 0xA8 || third == 0xA9 { return true }
+            default: continue
+            }
+        }
+        return false
     }
 }

@@ -178,7 +178,7 @@ extension Job {
 
     /// Whether `/usr/share/zoneinfo/<name>` (or UTC) exists.
     public static func zoneFileExists(_ name: String) -> Bool {
-        name == "UTC" || FileManager.default.fileExists(atPath: TimeZoneRules.zoneinfoDirectory + "/" + name)
+        name == "UTC" || FileSystem.exists(TimeZoneRules.zoneinfoDirectory + "/" + name, followLinks: true)
     }
 
     /// The document as JSON, fields in the documented order. `at` is written with the offset

@@ -1,6 +1,6 @@
 /// A message template with `{name}`-style placeholders.
 public struct Template: Sendable, Equatable, CustomStringConvertible {
-    public static let placeholders: Set<String> = ["name", "address", "items", "count", "minutes", "title", "text", "late",
+    public static let placeholders: [String] = ["name", "address", "items", "count", "minutes", "title", "text", "late",
                                                        "progress", "streak", "total"]
 
     public let source: String
@@ -31,6 +31,10 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
         out += rest
         return out
     }
+
+    /// A template known to be valid (Herald's own defaults; `HeraldConfigTests` checks them),
+    /// taken without parsing it.
+    init(valid source: String) { self.source = source }
 
     public var description: String { source }
 }

@@ -138,9 +138,10 @@ public enum FileSystem {
         guard n == bytes.count else { throw fail("append to", path) }
     }
 
-    public static func exists(_ path: String) -> Bool {
+    /// Whether `path` exists (itself, or with `followLinks` what it points to).
+    public static func exists(_ path: String, followLinks: Bool = false) -> Bool {
         var st = stat()
-        return lstat(path, &st) == 0
+        return (followLinks ? stat(path, &st) : lstat(path, &st)) == 0
     }
 
     public static func remove(_ path: String) { unlink(path) }

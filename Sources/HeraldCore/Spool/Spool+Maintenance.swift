@@ -16,11 +16,18 @@ extension Spool {
     /// Refuses a spool (or one of its directories) that is a symlink, not a directory, owned
     /// by someone else, or writable by group or others: anyone who can write there can make
     /// Herald show anything.
-    public func checkPermissions() throws(SpoolPermissionError) {
+    ///
+    /// - Returns: whether every spool directory exists (false: call `prepare` first).
+    @discardableResult
+    public func checkPermissions() throws(SpoolPermissionError) -> Bool {
+        var complete = true
         for dir in [root] + Self.directories.map({ root + "/" + $0 }) {
             var st = stat()
             let inside = dir != root
-            guard (inside ? lstat(dir, &st) : stat(dir, &st)) == 0 else { continue }
+            guard (inside ? lstat(dir, &st) : stat(dir, &st)) == 0 else {
+                complete = false
+                continue
+            }
             if st.st_mode & S_IFMT != S_IFDIR {
                 throw SpoolPermissionError(description: "spool directory '\(dir)' is not a directory")
             }
@@ -32,6 +39,7 @@ extension Spool {
                 throw SpoolPermissionError(description: "spool directory '\(dir)' is writable by group or others (mode 0\(mode)): run chmod 700 '\(dir)'")
             }
         }
+        return complete
     }
 
     /// What `prune` removed.

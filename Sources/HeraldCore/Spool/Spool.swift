@@ -43,7 +43,7 @@ public struct Spool: Sendable {
     static let directories = ["tmp", "new", "jobs", "done", "cancelled", "failed"]
 
     /// `$XDG_STATE_HOME/herald`, else `~/.local/state/herald`.
-    public static func defaultRoot(environment: [String: String]) -> String {
+    public static func defaultRoot(environment: Environment) -> String {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/herald" }
         return (environment["HOME"] ?? "/tmp") + "/.local/state/herald"
     }

@@ -44,6 +44,12 @@ public enum TimeSpan {
         var components = 0
         func isSpace(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\n" }
         func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
+        /// The text from `start` on, for messages (built only when one is needed).
+        func tail(_ start: Int) -> String {
+            var s = ""
+            for c in chars[start...] { s.unicodeScalars.append(c) }
+            return s
+        }
         let trimmed = text.trimmingSpaces
         if trimmed.isEmpty { throw .empty }
         if trimmed == "infinity" { throw .infinite }
@@ -52,7 +58,7 @@ public enum TimeSpan {
             if i == chars.count { break }
             if chars[i] == "-" { throw .negative }
             if chars[i] == "+" { i += 1 }
-            let rest = String(String.UnicodeScalarView(chars[i...]))
+            let start = i
             var whole: Int64 = 0
             var sawDigits = false
             while i < chars.count, isDigit(chars[i]) {
@@ -65,9 +71,9 @@ public enum TimeSpan {
             if i < chars.count, chars[i] == "." {
                 i += 1
                 while i < chars.count, isDigit(chars[i]) { fraction.append(Int64(chars[i].value - 48)); i += 1 }
-                if fraction.isEmpty { throw .expectedNumber(rest) }
+                if fraction.isEmpty { throw .expectedNumber(tail(start)) }
             }
-            if !sawDigits && fraction.isEmpty { throw .expectedNumber(rest) }
+            if !sawDigits && fraction.isEmpty { throw .expectedNumber(tail(start)) }
             let afterNumber = i
             while i < chars.count, isSpace(chars[i]) { i += 1 }
             var unitText = ""
@@ -76,7 +82,7 @@ public enum TimeSpan {
             }
             var multiplier: Int64 = 1_000_000
             if unitText.isEmpty, afterNumber < chars.count, !isSpace(chars[afterNumber]) {
-                throw .expectedNumber(String(String.UnicodeScalarView(chars[afterNumber...])))
+                throw .expectedNumber(tail(afterNumber))
             }
             if !unitText.isEmpty {
                 guard let unit = units.first(where: { $0.names.contains(unitText) }) else { throw .unknownUnit(unitText) }

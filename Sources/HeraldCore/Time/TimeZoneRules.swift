@@ -166,7 +166,7 @@ extension TimeZoneRules {
 
     /// The local zone as glibc would pick it: `TZ` if set (`:Name`, `Name`, a path or a POSIX
     /// string), else `/etc/localtime`, else UTC.
-    public static func local(environment: [String: String], zoneinfo: String = zoneinfoDirectory,
+    public static func local(environment: Environment, zoneinfo: String = zoneinfoDirectory,
                              localtime: String = "/etc/localtime") -> TimeZoneRules {
         if let tz = environment["TZ"] {
             var name = tz
@@ -189,9 +189,14 @@ extension TimeZoneRules {
         guard n > 0 else { return "localtime" }
         let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // ".../zoneinfo/Europe/Berlin" → "Europe/Berlin"
-        let parts = target.split(separator: "/", omittingEmptySubsequences: false)
-        if let k = parts.lastIndex(of: "zoneinfo"), k + 1 < parts.count {
-            return parts[(k + 1)...].joined(separator: "/")
+        let bytes = Array(target.utf8), marker = Array("/zoneinfo/".utf8)
+        var k = bytes.count - marker.count
+        while k >= 0 {
+            if bytes[k..<(k + marker.count)].elementsEqual(marker) {
+                let name = bytes[(k + marker.count)...]
+                return name.isEmpty ? "localtime" : String(decoding: name, as: UTF8.self)
+            }
+            k -= 1
         }
         return "localtime"
     }

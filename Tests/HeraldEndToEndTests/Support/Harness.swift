@@ -298,9 +298,11 @@ final class NotifySocket {
     let path: String
     private let fd: Int32
 
-    init(directory: String) throws {
+    /// - Parameter receiveBuffer: a small SO_RCVBUF makes a receiver that falls behind at once.
+    init(directory: String, receiveBuffer: Int32? = nil) throws {
         path = directory + "/notify.sock"
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

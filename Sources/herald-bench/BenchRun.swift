@@ -1,0 +1,442 @@
+import Foundation
+import HeraldCore
+
+/// One benchmark run: a working directory with a spool, a private bus with the timestamping
+/// server, and the daemon under test.
+final class BenchRun {
+    let plan: Plan
+    let directory: String
+    let socketDirectory: String
+    let herald: String
+    let heraldd: String
+    let spool: String
+    private let bus: SessionBus
+    private let server: TimestampingServer
+    private let notify: NotifySocket
+    private var daemon: Spawned?
+    private var daemonRuns = 0
+    private var notes: [String] = []
+    /// How far into `server.all` popups have been matched to keys.
+    private var matched = 0
+    private var arrivals: [Workload.Key: Instant] = [:]
+    private var duplicates: [Workload.Key] = []
+    private var strangers: [String] = []
+
+    init(binaries: String, workDirectory: String?, plan: Plan) throws(BenchError) {
+        self.plan = plan
+        herald = binaries + "/herald"
+        heraldd = binaries + "/heraldd"
+        for path in [herald, heraldd] where !FileManager.default.isExecutableFile(atPath: path) {
+            throw BenchError("no executable \(path) (build first, or pass --bin DIR)")
+        }
+        let base = (workDirectory ?? Self.defaultWorkParent()) + "/herald-bench-\(getpid())"
+        do { try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true) } catch {
+            throw BenchError("cannot create \(base): \(error)")
+        }
+        chmod(base, 0o700)
+        directory = base
+        spool = base + "/spool"
+        // The bus and notify sockets need a short path: sockaddr_un holds 108 bytes.
+        let sockets = "/tmp/herald-bench-\(getpid())"
+        do { try FileManager.default.createDirectory(atPath: sockets, withIntermediateDirectories: true) } catch {
+            throw BenchError("cannot create \(sockets): \(error)")
+        }
+        socketDirectory = sockets
+        bus = try SessionBus(directory: sockets)
+        do { server = try TimestampingServer(address: bus.address) } catch { bus.stop(); throw error }
+        notify = try NotifySocket(directory: sockets)
+        notes.append("Working directory \(base) (\(Self.fileSystemType(base))); as a user's spool in ~/.local/state, "
+                     + "it is on the disk, like `at`'s /var/spool/cron.")
+    }
+
+    /// `$XDG_CACHE_HOME` or ~/.cache: on the disk where a user's spool lives. Not /tmp, which
+    /// may be a tmpfs (faster than any spool) or, on some machines, watched and slower.
+    static func defaultWorkParent() -> String {
+        let env = ProcessInfo.processInfo.environment
+        if let cache = env["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache }
+        return (env["HOME"] ?? NSHomeDirectory()) + "/.cache"
+    }
+
+    /// The type of the file system `path` is on, from /proc/mounts (the longest mount point
+    /// that holds it).
+    static func fileSystemType(_ path: String) -> String {
+        guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return "unknown file system" }
+        var best: (point: String, type: String)? = nil
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count > 2 else { continue }
+            let point = String(fields[1])
+            let holds = point == "/" || path == point || path.hasPrefix(point + "/")
+            if holds, point.count >= (best?.point.count ?? -1) { best = (point, String(fields[2])) }
+        }
+        return best.map { "\($0.type) at \($0.point)" } ?? "unknown file system"
+    }
+
+    func tearDown(keep: Bool) {
+        if daemon != nil, (try? stopDaemon()) == nil { daemon?.wait() }
+        server.stop()
+        bus.stop()
+        try? FileManager.default.removeItem(atPath: socketDirectory)
+        if !keep { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// The environment both programs run with: nothing of the caller's Herald settings.
+    var environment: [String: String] {
+        ["PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8", "USER": "bench", "LOGNAME": "bench",
+         "XDG_CONFIG_HOME": directory + "/config", "XDG_STATE_HOME": directory + "/state",
+         "DBUS_SESSION_BUS_ADDRESS": bus.address]
+    }
+
+    // MARK: - The run
+
+    func measure(command: String) throws(BenchError) -> Report {
+        var figures: [Figure] = []
+        let judged = !plan.smoke
+
+        // Bulk: herald import of the whole queue, due an hour or more from now.
+        let queueStart = TimestampingServer.wallClock() + .minutes(60)
+        let queueFile = directory + "/queue.jsonl"
+        writeFile(Workload.queue(count: plan.jobs, start: queueStart, spread: .minutes(60)).joined(separator: "\n") + "\n", to: queueFile)
+        let bulk = try runHerald(["import", "--spool", spool, queueFile])
+        figures.append(Figure(name: "bulk", how: "`herald import` of \(Format.count(plan.jobs)) jobs (validate, write one batch)",
+                              result: Format.seconds(Double(bulk) / 1000), target: "≤ 2 s", met: judged ? bulk <= 2_000_000_000 : nil))
+
+        // First start: heraldd takes the batch in.
+        let firstReady = try startDaemon()
+        let intakeStart = monotonicNanoseconds()
+        try waitForPending(plan.jobs, what: "the \(Format.count(plan.jobs)) imported jobs")
+        notes.append("First start with the \(Format.count(plan.jobs))-job batch in `new/`: READY=1 after "
+                     + "\(Format.ms(Double(firstReady) / 1000)), all taken into `jobs/` "
+                     + "\(Format.seconds(Double(monotonicNanoseconds() - intakeStart + firstReady) / 1000)) after start.")
+
+        // Lateness and burst.
+        let (lateness, burst, firstOfBurst) = try fire()
+        figures.append(Figure(name: "fire lateness", how: "due → server receives Notify, \(Format.count(plan.lateness)) jobs over \(Int(plan.spread)) s, \(Format.count(plan.jobs)) queued",
+                              result: "p50 \(Format.ms(lateness.p50)) · p99 \(Format.ms(lateness.p99)) · max \(Format.ms(lateness.max))"
+                                + (lateness.negative > 0 ? " · \(lateness.negative) early" : ""),
+                              target: "p99 ≤ 2 ms, max ≤ 20 ms",
+                              met: judged ? lateness.p99 <= 2000 && lateness.max <= 20_000 && lateness.negative == 0 : nil))
+        figures.append(Figure(name: "burst", how: "\(Format.count(plan.burst)) jobs due at one instant: due → last received",
+                              result: Format.ms(burst) + " (first \(Format.ms(firstOfBurst)))", target: "≤ 1 s",
+                              met: judged ? burst <= 1_000_000 : nil))
+
+        // Pickup.
+        let pickup = try pickups()
+        figures.append(Figure(name: "pickup", how: "a job due now renamed into `new/` → received, \(Format.count(plan.pickups)) times",
+                              result: "p50 \(Format.ms(pickup.p50)) · p99 \(Format.ms(pickup.p99)) · max \(Format.ms(pickup.max))",
+                              target: "p99 ≤ 10 ms", met: judged ? pickup.p99 <= 10_000 : nil))
+
+        // Memory after the run, and idle.
+        let rssAfterRun = try rss()
+        let (switches, threads, busy) = try idleSwitches()
+
+        // Start-up: restarts with the queue in jobs/.
+        var startups: [UInt64] = []
+        var rssAfterRestart = 0
+        for _ in 0..<plan.restarts {
+            try stopDaemon()
+            startups.append(try startDaemon())
+            try waitForPending(plan.jobs, what: "the queue after a restart")
+        }
+        sleep(milliseconds: 500)
+        rssAfterRestart = try rss()
+        let worstStart = Double(startups.max()!) / 1000
+        figures.append(Figure(name: "start-up", how: "restart with \(Format.count(plan.jobs)) jobs in the spool → READY=1",
+                              result: Format.ms(worstStart) + (startups.count > 1 ? " (worst of \(startups.count); "
+                                + startups.map { Format.ms(Double($0) / 1000) }.joined(separator: ", ") + ")" : ""),
+                              target: "≤ 0.5 s", met: judged ? worstStart <= 500_000 : nil))
+        let rssWorst = max(rssAfterRun, rssAfterRestart)
+        figures.append(Figure(name: "memory", how: "heraldd RSS with \(Format.count(plan.jobs)) jobs queued",
+                              result: "\(Format.mib(rssWorst)) (after the run \(Format.mib(rssAfterRun)), after a restart \(Format.mib(rssAfterRestart)))",
+                              target: "≤ 64 MiB", met: judged ? rssWorst <= 64 * 1024 : nil))
+        figures.append(Figure(name: "idle", how: "context switches of all \(threads) heraldd threads over \(Int(plan.idle)) s, next job an hour away",
+                              result: "\(switches)" + (busy.isEmpty ? "" : " (\(busy))"), target: "0", met: judged ? switches == 0 : nil))
+
+        // Enqueue: herald remind against at, interleaved.
+        let (heraldTimes, atTimes) = try enqueue()
+        let ratio = heraldTimes.median / atTimes.median
+        figures.append(Figure(name: "enqueue", how: "`herald remind --in 2d` vs `echo true \\| at now + 2 days`, medians of \(plan.enqueues) interleaved runs",
+                              result: "herald \(Format.ms(heraldTimes.median)) · at \(Format.ms(atTimes.median)) → ratio \(String(format: "%.2f", ratio))",
+                              target: "ratio ≤ 1.0", met: judged ? ratio <= 1.0 : nil))
+        try checkNothingElseFired()
+
+        let order = ["fire lateness", "burst", "pickup", "start-up", "memory", "idle", "enqueue", "bulk"]
+        return Report(figures: order.compactMap { name in figures.first { $0.name == name } }, notes: notes,
+                      machine: Report.describeMachine(swiftVersion: Self.swiftVersion()),
+                      date: Self.today(), command: command, smoke: plan.smoke)
+    }
+
+    // MARK: - Phases
+
+    /// Schedules the lateness jobs and the burst, waits for all of them, and measures.
+    private func fire() throws(BenchError) -> (Samples, Double, Double) {
+        var rng = SystemRandomNumberGenerator()
+        let spread = Span(microseconds: Int64(plan.spread * 1_000_000))
+        let spacing = spread.microseconds / Int64(plan.lateness)
+        let t0 = TimestampingServer.wallClock() + .seconds(4)
+        var due: [Workload.Key: Instant] = [:]
+        var lines: [String] = []
+        for k in 0..<plan.lateness {
+            // Spaced evenly, each at a random microsecond within its slot: not on a millisecond tick.
+            let at = t0 + Span(microseconds: spacing * Int64(k) + Int64.random(in: 0..<max(spacing / 2, 1), using: &rng))
+            due[Workload.Key(.lateness, k)] = at
+            lines.append(Workload.line(Workload.Key(.lateness, k), at: at))
+        }
+        let burstAt = t0 + spread + .seconds(1)
+        for k in 0..<plan.burst {
+            due[Workload.Key(.burst, k)] = burstAt
+            lines.append(Workload.line(Workload.Key(.burst, k), at: burstAt))
+        }
+        let file = directory + "/timed.jsonl"
+        writeFile(lines.joined(separator: "\n") + "\n", to: file)
+        _ = try runHerald(["import", "--spool", spool, file])
+        try waitForPending(plan.jobs + plan.lateness + plan.burst, what: "the lateness and burst jobs")
+        let margin = t0 - TimestampingServer.wallClock()
+        guard margin > .milliseconds(500) else {
+            throw BenchError("set-up too slow: the timed jobs were taken in only \(margin) before the first was due")
+        }
+        let expected = Set(due.keys)
+        try awaitKeys(expected, until: burstAt + .seconds(plan.smoke ? 10 : 30), what: "lateness and burst popups")
+
+        var lateness = Samples()
+        for k in 0..<plan.lateness {
+            let key = Workload.Key(.lateness, k)
+            lateness.record(microseconds: (arrivals[key]! - due[key]!).microseconds)
+        }
+        let burstArrivals = (0..<plan.burst).map { arrivals[Workload.Key(.burst, $0)]! }
+        return (lateness, Double((burstArrivals.max()! - burstAt).microseconds), Double((burstArrivals.min()! - burstAt).microseconds))
+    }
+
+    /// Renames jobs due now into new/, one at a time, timing each to its popup.
+    private func pickups() throws(BenchError) -> Samples {
+        var samples = Samples()
+        for k in 0..<plan.pickups {
+            let key = Workload.Key(.pickup, k)
+            let tmp = spool + "/tmp/bench-\(k).json", new = spool + "/new/bench-\(k).json"
+            writeFile(Workload.line(key, at: TimestampingServer.wallClock()) + "\n", to: tmp, sync: true)
+            let renamed = TimestampingServer.wallClock()
+            guard rename(tmp, new) == 0 else { throw BenchError("cannot rename \(tmp) into new/: \(String(cString: strerror(errno)))") }
+            try awaitKeys([key], until: TimestampingServer.wallClock() + .seconds(10), what: "pickup popup \(k)")
+            samples.record(microseconds: (arrivals[key]! - renamed).microseconds)
+            sleep(milliseconds: 5)
+        }
+        return samples
+    }
+
+    /// Context switches of every daemon thread over the idle window.
+    private func idleSwitches() throws(BenchError) -> (Int, Int, String) {
+        guard let daemon else { throw BenchError("heraldd is not running") }
+        sleep(milliseconds: 2_000)  // status.json is written at most a second after the last change
+        let before = ProcessInfoReader.contextSwitches(pid: daemon.pid)
+        sleep(milliseconds: Int(plan.idle * 1000))
+        let after = ProcessInfoReader.contextSwitches(pid: daemon.pid)
+        guard !before.isEmpty, daemon.poll() == nil else { throw BenchError("heraldd stopped during the idle window: \(log())") }
+        var total = 0
+        var busy: [String] = []
+        for (tid, count) in after.sorted(by: { $0.key < $1.key }) {
+            let delta = count - (before[tid] ?? 0)
+            total += delta
+            if delta > 0 { busy.append("\(threadName(pid: daemon.pid, tid: tid)): \(delta)") }
+        }
+        return (total, after.count, busy.joined(separator: ", "))
+    }
+
+    private func threadName(pid: pid_t, tid: Int) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)) ?? "\(tid)")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `herald remind` and `at`, alternately (which goes first alternates too), after warm-ups.
+    private func enqueue() throws(BenchError) -> (Samples, Samples) {
+        let at = "/usr/bin/at", atrm = "/usr/bin/atrm"
+        guard FileManager.default.isExecutableFile(atPath: at) else {
+            throw BenchError("\(at) is missing: install Debian's 'at' package ('make bench' does) to compare with it")
+        }
+        let input = directory + "/at-input"
+        writeFile("true\n", to: input)
+        let output = directory + "/enqueue.out"
+        var heraldTimes = Samples(), atTimes = Samples()
+        let warmUps = 3
+        for k in 0..<(warmUps + plan.enqueues) {
+            var pair: [(Bool, UInt64)] = []
+            for useAt in (k % 2 == 0 ? [false, true] : [true, false]) {
+                if useAt {
+                    let (status, ns) = try Spawned.timed(at, ["now", "+", "2", "days"], environment: environment,
+                                                          stdinPath: input, outputPath: output)
+                    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+                    guard status == 0, let number = text.split(separator: "\n").compactMap({ line -> String? in
+                        let words = line.split(separator: " ")
+                        return words.first == "job" && words.count > 1 ? String(words[1]) : nil
+                    }).first else { throw BenchError("at failed (status \(status)): \(text)") }
+                    _ = try Spawned.timed(atrm, [number], environment: environment, outputPath: output)
+                    pair.append((true, ns))
+                } else {
+                    let (status, ns) = try Spawned.timed(herald, ["remind", "--spool", spool, "--in", "2d", Workload.Key(.enqueue, k).text],
+                                                          environment: environment, outputPath: output)
+                    guard status == 0 else {
+                        throw BenchError("herald remind failed (status \(status)): \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
+                    }
+                    pair.append((false, ns))
+                }
+            }
+            guard k >= warmUps else { continue }
+            for (useAt, ns) in pair {
+                if useAt { atTimes.record(microseconds: Int64(ns / 1000)) } else { heraldTimes.record(microseconds: Int64(ns / 1000)) }
+            }
+        }
+        return (heraldTimes, atTimes)
+    }
+
+    // MARK: - Daemon
+
+    /// Starts heraldd; nanoseconds from posix_spawn to READY=1 on the notify socket.
+    @discardableResult
+    private func startDaemon() throws(BenchError) -> UInt64 {
+        daemonRuns += 1
+        var env = environment
+        env["NOTIFY_SOCKET"] = notify.path
+        let mark = notify.mark
+        let start = monotonicNanoseconds()
+        let child = try Spawned.start(heraldd, ["--spool", spool], environment: env, outputPath: logPath)
+        daemon = child
+        guard let ready = notify.wait(forLine: "READY=1", after: mark, from: child, timeoutSeconds: 60) else {
+            let status = child.poll()
+            throw BenchError("heraldd did not send READY=1" + (status.map { " (it exited with status \($0))" } ?? " within 60 s") + ": \(log())")
+        }
+        return ready - start
+    }
+
+    private func stopDaemon() throws(BenchError) {
+        guard let daemon else { return }
+        daemon.signal(SIGTERM)
+        let deadline = monotonicNanoseconds() + 20_000_000_000
+        while daemon.poll() == nil {
+            guard monotonicNanoseconds() < deadline else {
+                daemon.signal(SIGKILL)
+                throw BenchError("heraldd did not stop within 20 s of SIGTERM: \(log())")
+            }
+            sleep(milliseconds: 5)
+        }
+        self.daemon = nil
+    }
+
+    private var logPath: String { directory + "/heraldd-\(daemonRuns).log" }
+
+    /// The end of the current daemon log, for error messages.
+    private func log() -> String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return String(text.suffix(2000))
+    }
+
+    private func rss() throws(BenchError) -> Int {
+        guard let daemon, let kib = ProcessInfoReader.kibibytes("VmRSS", pid: daemon.pid) else {
+            throw BenchError("cannot read heraldd's memory from /proc")
+        }
+        return kib
+    }
+
+    /// Waits until status.json says `count` jobs are pending and new/ is empty; stops on
+    /// anything in failed/.
+    private func waitForPending(_ count: Int, what: String) throws(BenchError) {
+        let deadline = monotonicNanoseconds() + 120_000_000_000
+        var last: Int? = nil
+        while monotonicNanoseconds() < deadline {
+            if let failed = try? FileManager.default.contentsOfDirectory(atPath: spool + "/failed"), let first = failed.sorted().first {
+                let reason = (try? String(contentsOfFile: spool + "/failed/" + first.replacingOccurrences(of: ".reason", with: "") + ".reason",
+                                          encoding: .utf8)) ?? ""
+                throw BenchError("heraldd refused \(what): failed/\(first): \(reason)")
+            }
+            if let bytes = FileManager.default.contents(atPath: spool + "/status.json") {
+                last = DaemonStatus.pendingCount(json: Array(bytes))
+                let waiting = (try? FileManager.default.contentsOfDirectory(atPath: spool + "/new"))?.count ?? 0
+                if last == count && waiting == 0 { return }
+            }
+            if let status = daemon?.poll() { throw BenchError("heraldd exited with status \(status): \(log())") }
+            sleep(milliseconds: 20)
+        }
+        throw BenchError("heraldd did not take in \(what) within 120 s (status.json says \(last.map(String.init) ?? "nothing") pending, expected \(count))")
+    }
+
+    // MARK: - Popups
+
+    /// Waits until a popup has arrived for each key; stops on a missing or doubled one.
+    private func awaitKeys(_ keys: Set<Workload.Key>, until deadline: Instant, what: String) throws(BenchError) {
+        while true {
+            collect()
+            if !duplicates.isEmpty { throw BenchError("a popup arrived twice: \(duplicates.prefix(5).map(\.text))") }
+            let missing = keys.filter { arrivals[$0] == nil }
+            if missing.isEmpty { return }
+            let now = TimestampingServer.wallClock()
+            if now >= deadline {
+                throw BenchError("\(missing.count) of \(keys.count) \(what) never arrived (for example \(missing.prefix(3).map(\.text)))")
+            }
+            if let status = daemon?.poll() { throw BenchError("heraldd exited with status \(status): \(log())") }
+            _ = server.waitForArrival(until: .now() + .milliseconds(Int(min(200, (deadline - now).microseconds / 1000 + 1))))
+        }
+    }
+
+    private func collect() {
+        let all = server.all
+        while matched < all.count {
+            let popup = all[matched]
+            matched += 1
+            if let key = Workload.Key(popup: popup.body) ?? Workload.Key(popup: popup.summary) {
+                if arrivals[key] == nil { arrivals[key] = popup.at } else { duplicates.append(key) }
+            } else {
+                strangers.append(popup.summary + " / " + popup.body)
+            }
+        }
+    }
+
+    /// No popup came for the queue (due later) or for anything unexpected.
+    private func checkNothingElseFired() throws(BenchError) {
+        collect()
+        if let early = arrivals.keys.first(where: { $0.group == .queue || $0.group == .enqueue }) {
+            throw BenchError("\(early.text) fired although it is not due during the run")
+        }
+        if !strangers.isEmpty { throw BenchError("unexpected popups: \(strangers.prefix(3))") }
+    }
+
+    // MARK: - Helpers
+
+    private func runHerald(_ arguments: [String]) throws(BenchError) -> UInt64 {
+        let output = directory + "/herald.out"
+        let (status, ns) = try Spawned.timed(herald, arguments, environment: environment, outputPath: output)
+        guard status == 0 else {
+            throw BenchError("herald \(arguments.first ?? "") failed (status \(status)): \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
+        }
+        return ns
+    }
+
+    private func writeFile(_ text: String, to path: String, sync: Bool = false) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { Bench.fail(BenchError("cannot write \(path): \(String(cString: strerror(errno)))")) }
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            guard n > 0 else { Bench.fail(BenchError("cannot write \(path): \(String(cString: strerror(errno)))")) }
+            offset += n
+        }
+        if sync { fsync(fd) }
+        close(fd)
+    }
+
+    static func today() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm ZZZZZ"
+        return formatter.string(from: Date())
+    }
+
+    static func swiftVersion() -> String? {
+        for path in ["/usr/bin/swift", "/opt/swift/usr/bin/swift"] where FileManager.default.isExecutableFile(atPath: path) {
+            let out = NSTemporaryDirectory() + "/herald-bench-swift-\(getpid())"
+            defer { unlink(out) }
+            guard let (status, _) = try? Spawned.timed(path, ["--version"], environment: ["PATH": "/usr/bin:/bin"], outputPath: out),
+                  status == 0, let text = try? String(contentsOfFile: out, encoding: .utf8),
+                  let range = text.range(of: #"Swift version [0-9.]+"#, options: .regularExpression) else { continue }
+            return String(text[range]).replacingOccurrences(of: "Swift version", with: "Swift")
+        }
+        return nil
+    }
+}

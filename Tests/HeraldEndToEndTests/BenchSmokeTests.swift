@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// The benchmark program, run small (100 queued jobs) against the built binaries so that it
+/// keeps working; `make bench` runs it in full. These check that a run works, not its timings.
+@Suite struct BenchSmokeTests {
+    static let bench = Binaries.directory + "/herald-bench"
+
+    func run(_ arguments: [String]) throws -> CommandResult {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-test-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        return try runCommand(Self.bench, arguments + ["--workdir", work],
+                              environment: ["PATH": "/usr/bin:/bin", "HOME": work, "LANG": "C.UTF-8"], timeout: 180)
+    }
+
+    @Test func aSmokeRunMeasuresEveryFigure() throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString.prefix(8)).md").path
+        try "# Benchmarks\n\nNotes that stay.\n".write(toFile: output, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let r = try run(["--smoke", "--bin", Binaries.directory, "--output", output, "--command", "make test"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = r.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| figure") }
+        let names = rows.map { $0.split(separator: "|")[0].trimmingCharacters(in: .whitespaces) }
+        #expect(names == ["fire lateness", "burst", "pickup", "start-up", "memory", "idle", "enqueue", "bulk"])
+        for row in rows {
+            let result = String(row.split(separator: "|")[2])
+            #expect(result.contains { $0.isNumber }, "no figure in \(row)")
+            #expect(row.hasSuffix("| — |"), "a smoke run judges nothing: \(row)")
+        }
+        let file = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(file.hasPrefix("# Benchmarks\n\nNotes that stay.\n"))
+        #expect(file.contains("by `make test`"))
+        #expect(file.contains("Smoke run"))
+        #expect(file.contains("| fire lateness |"))
+    }
+
+    @Test func aBrokenSetUpStopsWithAClearMessage() throws {
+        let missing = try run(["--smoke", "--bin", "/nonexistent"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "herald-bench: no executable /nonexistent/herald (build first, or pass --bin DIR)\n")
+        #expect(!missing.stdout.contains("| figure"))
+
+        // A heraldd that exits at once: no READY=1, so no figures.
+        let fake = FileManager.default.temporaryDirectory.appendingPathComponent("bench-bin-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: fake, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: fake) }
+        try FileManager.default.createSymbolicLink(atPath: fake + "/herald", withDestinationPath: Binaries.herald)
+        try "#!/bin/sh\necho 'heraldd: cannot start' >&2\nexit 73\n".write(toFile: fake + "/heraldd", atomically: true, encoding: .utf8)
+        chmod(fake + "/heraldd", 0o755)
+        let broken = try run(["--smoke", "--bin", fake])
+        #expect(broken.status == 1)
+        #expect(broken.stderr.hasPrefix("herald-bench: heraldd did not send READY=1 (it exited with status 73): heraldd: cannot start"),
+                "\(broken.stderr)")
+        #expect(broken.stderr.contains("no figures printed"))
+        #expect(!broken.stdout.contains("| figure"))
+    }
+}
