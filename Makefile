@@ -8,11 +8,21 @@ BINDIR = $(DESTDIR)$(PREFIX)/bin
 UNITDIR = $(DESTDIR)$(PREFIX)/share/systemd/user
 SHAREDIR = $(DESTDIR)$(PREFIX)/share/herald
 APPDIR = $(DESTDIR)$(PREFIX)/share/applications
+MANDIR = $(DESTDIR)$(PREFIX)/share/man/man1
+BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+
+# Where `install-built` takes herald and heraldd from (the tests install the debug build).
+BUILD_DIR ?= .build/release
+# Generates man pages from the argument parser (swift-argument-parser's tool).
+GENERATE_MANUAL ?= .build/debug/generate-manual
+GENERATED = .build/generated
 
 FUZZ_SECONDS ?= 120
 FUZZ_SEED ?= $(shell date +%s)
 
-.PHONY: all build release test run install uninstall deps test-deps clean fuzz bench
+.PHONY: all build release test run install install-built uninstall deps test-deps clean fuzz bench man completions screenshot
 
 all: build
 
@@ -31,6 +41,7 @@ release: deps
 ## Every test: unit tests and end-to-end tests on a private D-Bus session bus.
 test: test-deps
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --product generate-manual
 	$(SWIFT) test --skip-build
 
 ## Measure heraldd and herald against their targets (release build, about two minutes) and
@@ -49,23 +60,64 @@ fuzz: deps
 run: release
 	@scripts/run.sh
 
+## Install the release build under PREFIX (default ~/.local): binaries, the systemd user unit,
+## man pages, bash/zsh/fish completions, the example config, the job schema, the .desktop file.
 install: release
-	install -d $(BINDIR) $(UNITDIR) $(SHAREDIR) $(APPDIR)
-	install -m 0755 .build/release/herald .build/release/heraldd $(BINDIR)/
+	@$(MAKE) --no-print-directory install-built BUILD_DIR=.build/release
+	@echo
+	@echo "Installed. Start heraldd with your desktop session:"
+	@echo "    systemctl --user daemon-reload && systemctl --user enable --now heraldd"
+	@echo "Check the set-up with 'herald doctor'; try it with 'herald demo load'."
+	@echo "Example configuration: $(PREFIX)/share/herald/config.yaml.example (copy it to ~/.config/herald/config.yaml)"
+
+## Generate the man pages and completions from BUILD_DIR's binaries into .build/generated.
+man completions: $(GENERATE_MANUAL)
+	@test -x $(BUILD_DIR)/herald -a -x $(BUILD_DIR)/heraldd || { echo "no herald/heraldd in $(BUILD_DIR): build first" >&2; exit 1; }
+	rm -rf $(GENERATED) && mkdir -p $(GENERATED)/man $(GENERATED)/completions
+	$(GENERATE_MANUAL) $(BUILD_DIR)/herald --authors "Herald's authors" -o $(GENERATED)/man
+	$(GENERATE_MANUAL) $(BUILD_DIR)/heraldd --authors "Herald's authors" -o $(GENERATED)/man
+	for tool in herald heraldd; do \
+	  $(BUILD_DIR)/$$tool --generate-completion-script bash > $(GENERATED)/completions/$$tool.bash && \
+	  $(BUILD_DIR)/$$tool --generate-completion-script zsh > $(GENERATED)/completions/_$$tool && \
+	  $(BUILD_DIR)/$$tool --generate-completion-script fish > $(GENERATED)/completions/$$tool.fish || exit 1; \
+	done
+
+$(GENERATE_MANUAL):
+	$(SWIFT) build --product generate-manual
+
+## Install what BUILD_DIR already holds (no build of herald itself).
+install-built: man
+	install -d $(BINDIR) $(UNITDIR) $(SHAREDIR) $(APPDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -m 0755 $(BUILD_DIR)/herald $(BUILD_DIR)/heraldd $(BINDIR)/
 	sed 's|%h/.local/bin/heraldd|$(PREFIX)/bin/heraldd|' systemd/heraldd.service > $(UNITDIR)/heraldd.service
 	chmod 0644 $(UNITDIR)/heraldd.service
 	install -m 0644 config/config.yaml $(SHAREDIR)/config.yaml.example
 	install -m 0644 schema/job-v1.schema.json $(SHAREDIR)/job-v1.schema.json
 	install -m 0644 config/herald.desktop $(APPDIR)/herald.desktop
-	@echo
-	@echo "Installed. Start heraldd with your desktop session:"
-	@echo "    systemctl --user daemon-reload && systemctl --user enable --now heraldd"
-	@echo "Example configuration: $(PREFIX)/share/herald/config.yaml.example (copy it to ~/.config/herald/config.yaml)"
+	install -m 0644 $(GENERATED)/man/herald.1 $(GENERATED)/man/heraldd.1 $(MANDIR)/
+	for tool in herald heraldd; do \
+	  install -m 0644 $(GENERATED)/completions/$$tool.bash $(BASHDIR)/$$tool && \
+	  install -m 0644 $(GENERATED)/completions/_$$tool $(ZSHDIR)/_$$tool && \
+	  install -m 0644 $(GENERATED)/completions/$$tool.fish $(FISHDIR)/$$tool.fish || exit 1; \
+	done
 
+## Remove exactly what `make install` put under PREFIX (and directories left empty by that).
+## Your spool (~/.local/state/herald) and configuration (~/.config/herald) stay.
 uninstall:
 	rm -f $(BINDIR)/herald $(BINDIR)/heraldd $(UNITDIR)/heraldd.service $(APPDIR)/herald.desktop
 	rm -f $(SHAREDIR)/config.yaml.example $(SHAREDIR)/job-v1.schema.json
-	-rmdir $(SHAREDIR) 2>/dev/null
+	rm -f $(MANDIR)/herald.1 $(MANDIR)/heraldd.1
+	rm -f $(BASHDIR)/herald $(BASHDIR)/heraldd $(ZSHDIR)/_herald $(ZSHDIR)/_heraldd $(FISHDIR)/herald.fish $(FISHDIR)/heraldd.fish
+	@for dir in $(SHAREDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(UNITDIR) $(APPDIR) $(BINDIR) \
+	    $(DESTDIR)$(PREFIX)/share/man $(DESTDIR)$(PREFIX)/share/bash-completion $(DESTDIR)$(PREFIX)/share/zsh \
+	    $(DESTDIR)$(PREFIX)/share/fish $(DESTDIR)$(PREFIX)/share/systemd $(DESTDIR)$(PREFIX)/share; do \
+	  rmdir "$$dir" 2>/dev/null || true; \
+	done
+	@echo "Uninstalled. If you had enabled heraldd: systemctl --user disable --now heraldd (your spool and config are kept)."
+
+## Popups on a virtual screen (Xvfb + dunst on a private bus) saved to docs/screenshot.png.
+screenshot: release
+	BIN=.build/release scripts/screenshot.sh docs/screenshot.png
 
 clean:
 	rm -rf .build

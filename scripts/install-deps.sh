@@ -3,15 +3,18 @@
 #   scripts/install-deps.sh build    what `swift build` needs
 #   scripts/install-deps.sh test     what `make test` and `make bench` need (a private bus, a notification
 #                                    server, `at` to compare enqueue times with, ...)
+#   scripts/install-deps.sh screenshot  what `make screenshot` needs (a virtual X screen, dunst, ImageMagick)
 set -eu
 
 build="libnotify-dev pkg-config tzdata"
-test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at"
+test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at make bsdutils"
+screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
 
 case "${1:-test}" in
   build) wanted=$build ;;
   test) wanted=$test ;;
-  *) echo "usage: $0 build|test" >&2; exit 64 ;;
+  screenshot) wanted=$screenshot ;;
+  *) echo "usage: $0 build|test|screenshot" >&2; exit 64 ;;
 esac
 
 missing=""

@@ -15,8 +15,8 @@ extension Herald {
             commandName: "habit",
             abstract: "Habits: recurring reminders with Done and Snooze buttons, totals and streaks.",
             discussion: """
-                A habit reminds you on its calendar schedule until you mark the day done (the \\
-                popup's Done button, or 'herald habit done'); then it stays quiet for the rest of \\
+                A habit reminds you on its calendar schedule until you mark the day done (the \
+                popup's Done button, or 'herald habit done'); then it stays quiet for the rest of \
                 that day. A streak counts the scheduled days done in a row.
 
                 Examples:
@@ -144,11 +144,11 @@ extension Herald.HabitCommand {
             var rows = [["NAME", "EVERY", "DONE", "STREAK", "BEST", "TODAY", "NEXT"]]
             for h in habits {
                 let s = h.stats(ctx)
-                let next = h.nextReminder(ctx).map { RelativeTime.clock($0, zone: ctx.zone, now: ctx.now) } ?? "-"
+                let next = h.nextReminder(ctx).map { ctx.when($0) } ?? "-"
                 rows.append([h.title, h.job.every ?? "", String(s.total), String(s.currentStreak), String(s.bestStreak),
                              s.doneToday ? "✓" : "·", next])
             }
-            say(Table.render(rows))
+            say(Table.render(rows, header: true) { _, column, cell in column == 5 && cell == "✓" ? .green : nil })
         }
     }
 

@@ -24,7 +24,7 @@ struct Herald: ParsableCommand {
             """,
         version: HeraldVersion.string,
         subcommands: [Deliver.self, Remind.self, TimerCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self,
-                      Snooze.self, History.self, Status.self, Next.self, Validate.self, Import.self])
+                      Snooze.self, History.self, Status.self, Next.self, Validate.self, Import.self, Doctor.self, Demo.self])
 
     /// Runs the command; Herald's own errors print one line and exit 64/65/1. Synchronous:
     /// an async main would end in dispatch_main, whose thread exit costs this static binary
@@ -34,6 +34,11 @@ struct Herald: ParsableCommand {
             if let request = FastPath.remind(commandLineArguments()) {
                 try request.run()
             } else {
+                let arguments = commandLineArguments()
+                if let unknown = unknownSubcommand(arguments) {
+                    writeAll(2, "Error: \(unknown)\n  See '\((["herald"] + unknownPath(arguments)).joined(separator: " ")) --help' for the commands.\n")
+                    finish(64)
+                }
                 var command = try parseAsRoot()
                 try command.run()
             }
@@ -44,6 +49,60 @@ struct Herald: ParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// "Unknown command 'lsit'. Did you mean 'list'?" for a word where a subcommand belongs
+    /// (ArgumentParser suggests near misses for options, but not for subcommands).
+    static func unknownSubcommand(_ arguments: [String]) -> String? {
+        var command: ParsableCommand.Type = Herald.self
+        for word in arguments {
+            if word.hasPrefix("-") { return nil }  // options and everything after them: ArgumentParser's job
+            let subcommands = command.configuration.subcommands
+            if subcommands.isEmpty { return nil }
+            let names = subcommands.map(commandName)
+            if let k = names.firstIndex(of: word) { command = subcommands[k]; continue }
+            if word == "help" { return nil }
+            let close = names.map { ($0, editDistance($0, word)) }.filter { $0.1 <= (word.count <= 3 ? 1 : 2) || $0.0.hasPrefix(word) }
+                .sorted { $0.1 < $1.1 }.map(\.0)
+            var message = "Unknown command '\(word)'."
+            if let best = close.first { message += " Did you mean '\(best)'?" } else { message += " Commands: \(names.joined(separator: ", "))." }
+            return message
+        }
+        return nil
+    }
+
+    /// The subcommand words before the unknown one ("habit" in `herald habit ad`).
+    static func unknownPath(_ arguments: [String]) -> [String] {
+        var command: ParsableCommand.Type = Herald.self
+        var path: [String] = []
+        for word in arguments {
+            let subcommands = command.configuration.subcommands
+            guard let k = subcommands.map(commandName).firstIndex(of: word) else { break }
+            command = subcommands[k]
+            path.append(word)
+        }
+        return path
+    }
+
+    static func commandName(_ type: ParsableCommand.Type) -> String {
+        let configuration = type.configuration
+        return configuration.commandName ?? ""
+    }
+
+    /// Levenshtein distance over characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let x = Array(a), y = Array(b)
+        var row = Array(0...y.count)
+        for i in 1...max(1, x.count) where !x.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: y.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (x[i - 1] == y[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return x.isEmpty ? y.count : row[y.count]
     }
 
     /// Ends the process once everything is written: stdio flushed, files already synced and

@@ -15,10 +15,10 @@ extension Herald {
             commandName: "history",
             abstract: "What fired, when and how late, and what was missed or failed; newest first.",
             discussion: """
-                Outcomes: shown (the server took the popup), skipped (nothing to show: a habit \\
-                already done that day, a heads-up after its arrival), missed (came due while \\
-                heraldd was down or the machine asleep, longer ago than catchUp.grace), failed \\
-                (the job file turned out unreadable and went to failed/). Records are kept for \\
+                Outcomes: shown (the server took the popup), skipped (nothing to show: a habit \
+                already done that day, a heads-up after its arrival), missed (came due while \
+                heraldd was down or the machine asleep, longer ago than catchUp.grace), failed \
+                (the job file turned out unreadable and went to failed/). Records are kept for \
                 limits.retention (30 days).
                 """)
 
@@ -58,7 +58,15 @@ extension Herald {
                              r.role.map { $0 == .headsUp || $0 == .arrival ? "delivery/\($0.rawValue)" : $0.rawValue } ?? "-",
                              r.outcome.rawValue, late, [r.title, r.note].compactMap { $0 }.joined(separator: ": ")])
             }
-            say(Table.render(rows))
+            say(Table.render(rows, header: true) { _, column, cell in
+                guard column == 4 else { return column == 1 ? .dim : nil }
+                switch HistoryRecord.Outcome(rawValue: cell) {
+                case .shown?: return .green
+                case .missed?: return .yellow
+                case .failed?: return .red
+                default: return .dim
+                }
+            })
         }
     }
 }

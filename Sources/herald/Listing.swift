@@ -33,7 +33,7 @@ extension Herald {
                 let rel = p.fireAt.map { RelativeTime.phrase($0, now: ctx.now) } ?? ""
                 rows.append([p.id, due, rel, ctx.kindLabel(p), ctx.summary(of: p)])
             }
-            say(Table.render(rows))
+            say(Table.render(rows, header: true) { _, column, _ in column == 2 ? .cyan : nil })
         }
     }
 
@@ -131,19 +131,5 @@ extension CLIContext {
         if let problem = p.problem { f.append(("problem", .string(problem))) }
         f.append(("job", p.job.map { $0.jsonValue(zone: zone) } ?? .null))
         return .object(f)
-    }
-}
-
-/// Left-aligned columns separated by two spaces; the last column is not padded.
-enum Table {
-    static func render(_ rows: [[String]]) -> String {
-        guard let columns = rows.map(\.count).max() else { return "" }
-        var widths = [Int](repeating: 0, count: columns)
-        for row in rows { for (k, cell) in row.enumerated() where k < columns - 1 { widths[k] = max(widths[k], cell.count) } }
-        return rows.map { row in
-            row.enumerated().map { k, cell in
-                k == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[k] - cell.count)
-            }.joined(separator: "  ").trimmingSpaces
-        }.joined(separator: "\n")
     }
 }

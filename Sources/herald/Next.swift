@@ -7,10 +7,10 @@ extension Herald {
             commandName: "next",
             abstract: "Print the next times a calendar expression elapses.",
             discussion: """
-                The syntax is systemd's (systemd.time(7), "CALENDAR EVENTS"), with the same \\
-                answers as 'systemd-analyze calendar': weekdays (Mon..Fri), dates (*-*-01, \\
-                *-02~3 for the third-last day of February), times with lists, ranges and \\
-                repetitions (09..17:00/30, *:0/15), shorthands (daily, weekly, quarterly, ...), \\
+                The syntax is systemd's (systemd.time(7), "CALENDAR EVENTS"), with the same \
+                answers as 'systemd-analyze calendar': weekdays (Mon..Fri), dates (*-*-01, \
+                *-02~3 for the third-last day of February), times with lists, ranges and \
+                repetitions (09..17:00/30, *:0/15), shorthands (daily, weekly, quarterly, ...), \
                 and a trailing zone (UTC, Europe/Berlin). Without one, the local zone is used.
 
                 Examples:

@@ -15,9 +15,9 @@ extension Herald {
             commandName: "snooze",
             abstract: "Show a job's popup again later (or put off one that has not fired yet).",
             discussion: """
-                For a job that has already fired (a finished reminder, or a recurring job's \\
-                latest occurrence), its last popup shows again SPAN from now. A job that has \\
-                not fired yet fires SPAN later than planned. The default SPAN is the config's \\
+                For a job that has already fired (a finished reminder, or a recurring job's \
+                latest occurrence), its last popup shows again SPAN from now. A job that has \
+                not fired yet fires SPAN later than planned. The default SPAN is the config's \
                 defaults.snooze (10m). Snoozes are kept in the spool and survive restarts.
                 """)
 

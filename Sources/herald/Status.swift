@@ -44,26 +44,26 @@ extension Herald {
                 say(JSONWriter.render(.object(f), pretty: true))
             } else {
                 if let pid {
-                    var line = "heraldd: running (pid \(pid)"
+                    var line = "heraldd: \(Style.paint("running", .green)) (pid \(pid)"
                     if let status { line += ", version \(status.version), \(status.notifier) notifier, started \(RelativeTime.phrase(status.startedAt, now: ctx.now))" }
                     say(line + ")")
                 } else {
-                    say("heraldd: not running (start it with 'systemctl --user start heraldd' or 'heraldd')")
+                    say("heraldd: \(Style.paint("not running", .red)) (start it with 'systemctl --user start heraldd' or 'heraldd')")
                 }
                 say("spool:   \(ctx.spool.root)")
                 var pendingLine = "pending: \(pending.count) job\(pending.count == 1 ? "" : "s")"
                 if waiting > 0 { pendingLine += " (\(waiting) not yet taken in by heraldd)" }
                 say(pendingLine)
                 if let next, let due = next.fireAt { say("next:    \(next.id) at \(ctx.when(due))") }
-                if missed > 0 { say("missed:  \(missed) in the last 24 h, too late to show (see 'herald history')") }
+                if missed > 0 { say("missed:  \(Style.paint(String(missed), .yellow)) in the last 24 h, too late to show (see 'herald history')") }
                 if pid != nil, let status {
                     if let error = status.lastError {
-                        var line = "notifications: failing: \(error)"
+                        var line = "notifications: \(Style.paint("failing", .red)): \(error)"
                         if let since = status.lastErrorAt { line += " (since \(RelativeTime.clock(since, zone: ctx.zone, now: ctx.now)))" }
                         if let retry = status.retryAt { line += "; retrying \(RelativeTime.phrase(retry, now: ctx.now))" }
                         say(line)
                     } else {
-                        say("notifications: ok")
+                        say("notifications: \(Style.paint("ok", .green))")
                     }
                 }
             }

@@ -35,6 +35,9 @@ struct Heraldd: ParsableCommand {
                                valueName: "level"))
     var logLevel: String?
 
+    @Flag(help: "Ask the session bus and the notification server about themselves, print one line of JSON and exit (0: a server answered, 1: none did). 'herald doctor' uses it.")
+    var probe = false
+
     func validate() throws {
         if let logLevel, HeraldConfig.LogLevel(rawValue: logLevel) == nil {
             throw ValidationError("'\(logLevel)' is not a log level: use \(HeraldConfig.LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -43,6 +46,11 @@ struct Heraldd: ParsableCommand {
 
     func run() throws {
         let environment = Environment.current()
+        if probe {
+            let result = ServerProbe.run(busAddress: environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
+            print(result.json)
+            throw ExitCode(result.server != nil && result.serverError == nil ? 0 : 1)
+        }
         var configSource = ConfigLoader.defaultPath(environment: environment)
         if let config { configSource = (config, true) }
         let loaded: HeraldConfig

@@ -72,6 +72,20 @@ struct JobCodecTests {
         do { _ = try decode(text) } catch { #expect(error.description == message) }
     }
 
+    @Test func tagsRoundTripAndBadTagsAreRefused() throws {
+        let job = try decode(#"{"version":1,"kind":"reminder","at":"2026-11-22T10:00:00Z","text":"x","tags":["demo","work-2","demo"]}"#)
+        #expect(job.tags == ["demo", "work-2"])
+        #expect(try decode(job.encoded()).tags == ["demo", "work-2"])
+        #expect(try decode(#"{"version":1,"kind":"reminder","at":"2026-11-22T10:00:00Z","text":"x"}"#).tags == [])
+        let base = #"{"version":1,"kind":"reminder","at":"2026-11-22T10:00:00Z","text":"x","tags":"#
+        for (tags, reason) in [("\"demo\"", "field 'tags' is not an array of strings"), ("[\"Demo\"]", "field 'tags' holds an invalid tag"),
+                               ("[\"\"]", "field 'tags' holds an invalid tag"), ("[1]", "field 'tags' holds an invalid tag"),
+                               ("[" + (0..<17).map { "\"t\($0)\"" }.joined(separator: ",") + "]", "field 'tags' has 17 tags; the most is 16")] {
+            #expect(throws: JobError.self) { try decode(base + tags + "}") }
+            do { _ = try decode(base + tags + "}") } catch { #expect(error.reason == reason, "\(tags)") }
+        }
+    }
+
     @Test func syntaxErrorsSayWhere() {
         do { _ = try decode("{\"version\":1,") ; Issue.record("accepted broken JSON") } catch {
             #expect(error.reason == "not valid JSON")

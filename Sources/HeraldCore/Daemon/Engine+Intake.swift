@@ -154,6 +154,12 @@ extension Engine {
                            metadata: ["file": "\(spool.relative(directory))/\(name)", "moved.to": "\(spool.relative(target))",
                                       "reason": "\(redacted ?? reason)"])
             logger.debug("Bad job file, full reason", metadata: ["file": "\(name)", "reason": "\(reason)"])
+            if directory == spool.new {  // refused at intake; a job failing when due records its own line
+                let now = clock.now
+                let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+                appendHistory(HistoryRecord(time: now, id: stem, kind: nil, role: nil, due: now, outcome: .failed,
+                                            note: "new/\(name) moved to failed/: \(redacted ?? reason)"))
+            }
         } catch {
             if error.isNotFound { return }
             logger.error("Cannot move a bad job file to failed/", metadata: ["file": "\(name)", "error": "\(error)"])

@@ -276,7 +276,7 @@ public final class Engine: @unchecked Sendable {
         let role = f.job.role(of: f.name.occurrence)
         let lateMs = (now - f.due).microseconds / 1000
         appendHistory(HistoryRecord(time: now, id: id, kind: f.job.kind, role: role, due: f.name.occurrence,
-                                    outcome: outcome, title: f.job.title, note: note))
+                                    outcome: outcome, title: f.job.title ?? f.job.text.map(Self.historyTitle), note: note))
         guard pending[id] == f.name else {
             if let moved = pending[id] {
                 scheduler.schedule(id, at: moved.fireAt)  // snoozed or rescheduled while it fired
@@ -319,6 +319,12 @@ public final class Engine: @unchecked Sendable {
         pending.removeValue(forKey: id)
         scheduler.remove(id)
         outbox.remove(id)
+    }
+
+    /// A reminder's text as its history title: the first line, at most 80 characters.
+    static func historyTitle(_ text: String) -> String {
+        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: true).first.map(String.init) ?? ""
+        return line.count > 80 ? String(line.prefix(79)) + "…" : line
     }
 
     func appendHistory(_ record: HistoryRecord) {

@@ -27,7 +27,7 @@ public struct JobError: Error, Equatable, CustomStringConvertible {
 
 extension Job {
     static let fields: Set<String> = ["version", "kind", "id", "at", "every", "timezone", "title", "text",
-                                      "icon", "urgency", "recipient", "items", "lead"]
+                                      "icon", "urgency", "recipient", "items", "lead", "tags"]
     static let deliveryOnly = ["recipient", "items", "lead"]
 
     /// Decodes and validates one job document.
@@ -110,9 +110,23 @@ extension Job {
                 throw JobError("field 'lead' is not a time span", value: l.snippet(), detail: error.description)
             }
         }
+        if let t = o["tags"] { job.tags = try tags(t) }
         try job.checkKindRules(present: Set(o.keys))
         if job.every != nil { _ = try JobSchedule(job, localZone: localZone) }
         return job
+    }
+
+    static func tags(_ value: JSONValue) throws(JobError) -> [String] {
+        guard case .array(let list) = value else { throw JobError("field 'tags' is not an array of strings", value: value.snippet()) }
+        guard list.count <= maximumTags else { throw JobError("field 'tags' has \(list.count) tags; the most is \(maximumTags)") }
+        var tags: [String] = []
+        for element in list {
+            guard case .string(let tag) = element, isValidTag(tag) else {
+                throw JobError("field 'tags' holds an invalid tag", value: element.snippet(), detail: "use 1 to 32 of a-z 0-9 . _ -")
+            }
+            if !tags.contains(tag) { tags.append(tag) }
+        }
+        return tags
     }
 
     func checkKindRules(present: Set<String>) throws(JobError) {
@@ -205,6 +219,7 @@ extension Job {
             f.append(("items", .array(items.map { .object([("name", .string($0.name)), ("quantity", .int(Int64($0.quantity)))]) })))
         }
         if let lead { f.append(("lead", .string(TimeSpan.format(lead)))) }
+        if !tags.isEmpty { f.append(("tags", .array(tags.map { .string($0) }))) }
         return .object(f)
     }
 

@@ -39,14 +39,26 @@ public struct Job: Sendable, Equatable {
     public var recipient: Recipient?
     public var items: [Item]
     public var lead: Span?
+    /// Labels for finding jobs again (`herald demo` tags its jobs `demo`); no effect on firing.
+    public var tags: [String]
 
     public init(kind: Kind, id: String? = nil, at: Instant? = nil, every: String? = nil, timezone: String? = nil,
                 title: String? = nil, text: String? = nil, icon: String? = nil, urgency: Urgency? = nil,
-                recipient: Recipient? = nil, items: [Item] = [], lead: Span? = nil) {
+                recipient: Recipient? = nil, items: [Item] = [], lead: Span? = nil, tags: [String] = []) {
         self.kind = kind; self.id = id; self.at = at; self.every = every; self.timezone = timezone
         self.title = title; self.text = text; self.icon = icon; self.urgency = urgency
-        self.recipient = recipient; self.items = items; self.lead = lead
+        self.recipient = recipient; self.items = items; self.lead = lead; self.tags = tags
     }
+
+    /// Whether `tag` is a valid tag: 1 to 32 of `a-z 0-9 . _ -`, at most 16 per job.
+    public static func isValidTag(_ tag: String) -> Bool {
+        let u = tag.utf8
+        guard (1...32).contains(u.count) else { return false }
+        return u.allSatisfy { c in
+            (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
+        }
+    }
+    public static let maximumTags = 16
 
     /// Whether `id` is a valid job id: `[A-Za-z0-9._-]{1,64}`.
     public static func isValidID(_ id: String) -> Bool {

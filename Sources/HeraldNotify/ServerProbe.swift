@@ -1,0 +1,111 @@
+import CLibNotify
+import HeraldCore
+
+/// What `herald doctor` needs to know about the session bus and the notification server,
+/// asked directly over GDBus with a short timeout (libnotify's own calls wait 25 s for a
+/// frozen server).
+public struct ServerProbe: Sendable, Equatable {
+    /// The bus address tried (`DBUS_SESSION_BUS_ADDRESS`, or "" when unset).
+    public var busAddress: String
+    /// Why the session bus could not be reached; nil when it was.
+    public var busError: String?
+    /// The unique name owning org.freedesktop.Notifications, or nil.
+    public var serverOwner: String?
+    /// What the server says about itself; nil when it did not answer.
+    public var server: ServerInfo?
+    /// Why the server could not be asked; nil when it answered.
+    public var serverError: String?
+
+    /// Asks the session bus and the server; each call waits at most `timeoutMs`.
+    /// Runs GLib calls on the calling thread only (no main loop needed for sync calls).
+    public static func run(busAddress: String, timeoutMs: Int32 = 3000) -> ServerProbe {
+        var probe = ServerProbe(busAddress: busAddress)
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+            probe.busError = take(error) ?? "cannot connect"
+            return probe
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
+        let service = "org.freedesktop.Notifications"
+
+        // Who owns the name (no activation: a missing server is reported, not started).
+        var args = [g_variant_new_string(service)]
+        if let reply = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                                   "GetNameOwner", g_variant_new_tuple(&args, 1), nil, G_DBUS_CALL_FLAGS_NONE,
+                                                   timeoutMs, nil, &error) {
+            let child = g_variant_get_child_value(reply, 0)
+            probe.serverOwner = String(cString: g_variant_get_string(child, nil))
+            g_variant_unref(child)
+            g_variant_unref(reply)
+        } else {
+            let message = take(error) ?? "no owner"
+            probe.serverError = message.contains("NameHasNoOwner") || message.contains("no owner") || message.contains("does not have an owner")
+                ? "no program owns \(service) on the session bus" : message
+            return probe
+        }
+        error = nil
+
+        guard let info = call(bus, service, "GetServerInformation", timeoutMs, &error) else {
+            probe.serverError = "GetServerInformation: " + (take(error) ?? "no answer")
+            return probe
+        }
+        func string(_ k: Int) -> String {
+            let child = g_variant_get_child_value(info, gsize(k))
+            defer { g_variant_unref(child) }
+            return String(cString: g_variant_get_string(child, nil))
+        }
+        var server = ServerInfo(name: "", vendor: "", version: "", specVersion: "", capabilities: [])
+        if String(cString: g_variant_get_type_string(info)) == "(ssss)" {
+            server.name = string(0); server.vendor = string(1); server.version = string(2); server.specVersion = string(3)
+        }
+        g_variant_unref(info)
+        error = nil
+        if let caps = call(bus, service, "GetCapabilities", timeoutMs, &error) {
+            if String(cString: g_variant_get_type_string(caps)) == "(as)" {
+                let list = g_variant_get_child_value(caps, 0)
+                let n = g_variant_n_children(list)
+                for k in 0..<n {
+                    let child = g_variant_get_child_value(list, k)
+                    server.capabilities.append(String(cString: g_variant_get_string(child, nil)))
+                    g_variant_unref(child)
+                }
+                g_variant_unref(list)
+            }
+            g_variant_unref(caps)
+        } else {
+            probe.serverError = "GetCapabilities: " + (take(error) ?? "no answer")
+        }
+        server.capabilities.sort()
+        probe.server = server
+        return probe
+    }
+
+    private static func call(_ bus: OpaquePointer, _ service: String, _ method: String, _ timeoutMs: Int32,
+                             _ error: inout UnsafeMutablePointer<GError>?) -> OpaquePointer? {
+        g_dbus_connection_call_sync(bus, service, "/org/freedesktop/Notifications", service, method, nil, nil,
+                                    G_DBUS_CALL_FLAGS_NO_AUTO_START, timeoutMs, nil, &error)
+    }
+
+    private static func take(_ error: UnsafeMutablePointer<GError>?) -> String? {
+        guard let error else { return nil }
+        defer { g_error_free(error) }
+        return String(cString: error.pointee.message)
+    }
+
+    /// The probe as JSON, for `heraldd --probe` (read by `herald doctor`).
+    public var json: String {
+        var f: [(String, JSONWriter.Value)] = [("bus", .string(busAddress))]
+        f.append(("busError", busError.map { .string($0) } ?? .null))
+        f.append(("serverOwner", serverOwner.map { .string($0) } ?? .null))
+        if let server {
+            f.append(("server", .object([
+                ("name", .string(server.name)), ("vendor", .string(server.vendor)), ("version", .string(server.version)),
+                ("specVersion", .string(server.specVersion)), ("capabilities", .array(server.capabilities.map { .string($0) })),
+            ])))
+        } else {
+            f.append(("server", .null))
+        }
+        f.append(("serverError", serverError.map { .string($0) } ?? .null))
+        return JSONWriter.render(.object(f))
+    }
+}

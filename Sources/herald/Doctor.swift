@@ -1,0 +1,305 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import HeraldCore
+
+extension Herald {
+    struct Doctor: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "doctor",
+            abstract: "Check the set-up: bus, notification server, spool, config, daemon, systemd unit, time zone.",
+            discussion: """
+                One line per check, ✓ or ✗, and for each ✗ what to do about it. The bus and the \
+                notification server are asked by 'heraldd --probe' (heraldd next to herald, or on \
+                PATH), which waits at most 3 s for an answer.
+
+                Exit status: 0 when every check passes, 1 otherwise.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print JSON ({ok, checks: [{name, ok, detail, fix}]}) for scripts.")
+        var json = false
+
+        func run() throws {
+            let checks = DoctorChecks(global: global).run()
+            let ok = checks.allSatisfy(\.ok)
+            if json {
+                say(JSONWriter.render(.object([
+                    ("ok", .bool(ok)),
+                    ("checks", .array(checks.map { c in
+                        .object([("name", .string(c.name)), ("ok", .bool(c.ok)), ("detail", .string(c.detail)),
+                                 ("fix", c.fix.map { .string($0) } ?? .null)])
+                    })),
+                ]), pretty: true))
+            } else {
+                let rows = checks.map { c in [c.ok ? "✓" : "✗", c.name, c.detail + (c.fix.map { " → fix: " + $0 } ?? "")] }
+                say(Table.render(rows) { row, column, _ in column == 0 ? (checks[row].ok ? .green : .red) : nil })
+                let failed = checks.filter { !$0.ok }.count
+                say(failed == 0 ? "All \(checks.count) checks passed." : "\(failed) of \(checks.count) checks failed.")
+            }
+            if !ok { throw ExitCode(1) }
+        }
+    }
+}
+
+/// One line of `herald doctor`.
+struct DoctorCheck {
+    var name: String
+    var ok: Bool
+    var detail: String
+    var fix: String?
+
+    static func pass(_ name: String, _ detail: String) -> DoctorCheck { DoctorCheck(name: name, ok: true, detail: detail) }
+    static func fail(_ name: String, _ detail: String, fix: String) -> DoctorCheck {
+        DoctorCheck(name: name, ok: false, detail: detail, fix: fix)
+    }
+}
+
+/// The checks themselves. Nothing here throws: a broken set-up is what `doctor` is for.
+struct DoctorChecks {
+    let global: GlobalOptions
+    let environment = Environment.current()
+
+    func run() -> [DoctorCheck] {
+        let (configCheck, config) = checkConfig()
+        // With a bad config, HERALD_SPOOL still counts (the loader applies it when the file is good).
+        let fromEnvironment = environment["HERALD_SPOOL"].flatMap { $0.isEmpty ? nil : $0 }
+        let spool = Spool(root: global.spool ?? config.spool ?? fromEnvironment ?? Spool.defaultRoot(environment: environment))
+        let (busCheck, serverCheck) = checkBusAndServer()
+        return [busCheck, serverCheck, checkSpool(spool), configCheck, checkDaemon(spool), checkUnit(), checkTimeZone()]
+    }
+
+    // MARK: config
+
+    func checkConfig() -> (DoctorCheck, HeraldConfig) {
+        var source = ConfigLoader.defaultPath(environment: environment)
+        if let path = global.config { source = (path, true) }
+        do {
+            let config = try ConfigLoader.load(path: source.path, explicit: source.explicit, environment: environment)
+            let exists = FileSystem.exists(source.path, followLinks: true)
+            return (.pass("config", exists ? "\(source.path) parses" : "no file at \(source.path): the defaults apply"), config)
+        } catch {
+            return (.fail("config", "\(error)", fix: "correct the file (every key is described in config.yaml.example, from 'make install')"),
+                    HeraldConfig())
+        }
+    }
+
+    // MARK: spool
+
+    func checkSpool(_ spool: Spool) -> DoctorCheck {
+        var st = stat()
+        guard stat(spool.root, &st) == 0 else {
+            return .fail("spool", "\(spool.root) does not exist yet", fix: "start heraldd, or schedule a job: either creates it")
+        }
+        do {
+            let complete = try spool.checkPermissions()
+            let mode = String(st.st_mode & 0o7777, radix: 8)
+            if !complete {
+                return .fail("spool", "\(spool.root) lacks some of its directories (new/, jobs/, ...)",
+                             fix: "start heraldd: it creates them")
+            }
+            return .pass("spool", "\(spool.root) (mode 0\(mode), owned by you)")
+        } catch {
+            let text = error.description
+            let fix = text.contains("chmod") ? "chmod 700 the directory named" :
+                text.contains("owned by") ? "chown it to yourself, or use a spool of your own (--spool, HERALD_SPOOL)" :
+                "move the thing in the way and let heraldd create the spool"
+            var detail = text
+            if let cut = detail.firstRange(of: ": run chmod") { detail = String(detail[..<cut.lowerBound]) }
+            return .fail("spool", detail, fix: text.contains("chmod") ? "chmod 700 '\(Self.quotedPath(in: text) ?? spool.root)'" : fix)
+        }
+    }
+
+    /// The first '...'-quoted path in a message.
+    static func quotedPath(in text: String) -> String? {
+        let parts = text.split(separator: "'", omittingEmptySubsequences: false)
+        return parts.count >= 3 ? String(parts[1]) : nil
+    }
+
+    // MARK: bus and server
+
+    func checkBusAndServer() -> (DoctorCheck, DoctorCheck) {
+        let address = environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+        guard let heraldd = Self.findHeraldd(environment: environment) else {
+            let fix = "install heraldd next to herald or on PATH ('make install')"
+            return (.fail("session bus", "cannot check: heraldd not found", fix: fix),
+                    .fail("notification server", "cannot check: heraldd not found", fix: fix))
+        }
+        let run = Subprocess.run([heraldd, "--probe"], timeoutSeconds: 15)
+        guard let output = run.output, let value = try? JSONValue.parse(Data(output.utf8)), case .object(let o) = value else {
+            let why = run.output == nil ? "heraldd --probe did not finish" : "heraldd --probe printed something unexpected"
+            let fix = "run '\(heraldd) --probe' to see what it says"
+            return (.fail("session bus", why, fix: fix), .fail("notification server", why, fix: fix))
+        }
+        func str(_ key: String, in o: [String: JSONValue]) -> String? { if case .string(let s)? = o[key] { return s } else { return nil } }
+        if let busError = str("busError", in: o) {
+            let detail = address.isEmpty ? "DBUS_SESSION_BUS_ADDRESS is not set" : "cannot connect to \(address): \(busError)"
+            let fix = address.isEmpty ? "run herald from your desktop session (or export DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus)"
+                                      : "log in to a desktop session, or point DBUS_SESSION_BUS_ADDRESS at a running bus"
+            return (.fail("session bus", detail, fix: fix), .fail("notification server", "cannot check without a session bus", fix: "fix the session bus first"))
+        }
+        let bus = DoctorCheck.pass("session bus", address.isEmpty ? "reachable" : "reachable at \(address)")
+        guard case .object(let server)? = o["server"] else {
+            let why = str("serverError", in: o) ?? "no answer"
+            return (bus, .fail("notification server", why,
+                               fix: "start a notification daemon (your desktop's, or dunst, mako, xfce4-notifyd); popups wait until one runs"))
+        }
+        let caps: [String]
+        if case .array(let list)? = server["capabilities"] { caps = list.compactMap { if case .string(let s) = $0 { return s } else { return nil } } } else { caps = [] }
+        func has(_ cap: String) -> String { "\(cap) \(caps.contains(cap) ? "yes" : "no")" }
+        var detail = [str("name", in: server), str("version", in: server)].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+        if let vendor = str("vendor", in: server), !vendor.isEmpty, vendor != str("name", in: server) { detail += " (\(vendor))" }
+        if let spec = str("specVersion", in: server), !spec.isEmpty { detail += ", spec \(spec)" }
+        detail += "; \(has("actions")), \(has("body-markup"))"
+        if !caps.contains("actions") { detail += " (habit popups show no Done/Snooze buttons)" }
+        if let err = str("serverError", in: o) {
+            return (bus, .fail("notification server", detail + "; " + err, fix: "restart the notification daemon"))
+        }
+        return (bus, .pass("notification server", detail))
+    }
+
+    /// heraldd next to this herald (as installed, or in the build directory), else on PATH.
+    static func findHeraldd(environment: Environment) -> String? {
+        var candidates: [String] = []
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 {
+            let own = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let slash = own.lastIndex(of: "/") { candidates.append(String(own[..<slash]) + "/heraldd") }
+        }
+        for dir in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !dir.isEmpty {
+            candidates.append(String(dir) + "/heraldd")
+        }
+        return candidates.first { access($0, X_OK) == 0 }
+    }
+
+    // MARK: daemon
+
+    func checkDaemon(_ spool: Spool) -> DoctorCheck {
+        guard let pid = SpoolLock.runningDaemon(spool) else {
+            return .fail("daemon", "heraldd is not running on \(spool.root)",
+                         fix: "systemctl --user enable --now heraldd (or run heraldd in a terminal)")
+        }
+        let status = (try? FileSystem.read(spool.statusPath, limit: 65_536)).flatMap { DaemonStatus(json: Data($0)) }
+        guard let status else { return .pass("daemon", "heraldd runs (pid \(pid)); it has not reported its version yet") }
+        if status.version != HeraldVersion.string {
+            return .fail("daemon", "heraldd \(status.version) runs (pid \(pid)), but this herald is \(HeraldVersion.string)",
+                         fix: "systemctl --user restart heraldd")
+        }
+        var detail = "heraldd \(status.version) runs (pid \(pid), \(status.notifier) notifier)"
+        if let error = status.lastError {
+            detail += "; notifications failing: \(error)"
+            return .fail("daemon", detail, fix: "see the notification server check; 'journalctl --user -u heraldd' has the details")
+        }
+        return .pass("daemon", detail)
+    }
+
+    // MARK: systemd
+
+    func checkUnit() -> DoctorCheck {
+        let home = environment["HOME"] ?? ""
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
+        // systemd's user unit search path, most specific first (systemd.unit(5)).
+        let configDirs = [configHome + "/systemd/user", "/etc/systemd/user"]
+        let unitDirs = configDirs + [dataHome + "/systemd/user", "/usr/local/share/systemd/user", "/usr/share/systemd/user",
+                                     "/usr/local/lib/systemd/user", "/usr/lib/systemd/user"]
+        let unit = "heraldd.service"
+        guard let found = unitDirs.map({ $0 + "/" + unit }).first(where: { FileSystem.exists($0, followLinks: true) }) else {
+            return .fail("systemd unit", "\(unit) is not installed", fix: "make install, then systemctl --user enable --now heraldd")
+        }
+        var enabledBy: String?
+        for dir in configDirs {
+            guard let entries = try? FileSystem.list(dir) else { continue }
+            for wants in entries.sorted() where wants.hasSuffix(".wants") || wants.hasSuffix(".requires") {
+                if FileSystem.exists(dir + "/" + wants + "/" + unit, followLinks: false) {
+                    enabledBy = String(wants.dropLast(wants.hasSuffix(".wants") ? 6 : 9))
+                    break
+                }
+            }
+            if enabledBy != nil { break }
+        }
+        guard let enabledBy else {
+            return .fail("systemd unit", "\(found) is installed but not enabled", fix: "systemctl --user enable --now heraldd")
+        }
+        return .pass("systemd unit", "\(found), enabled (wanted by \(enabledBy))")
+    }
+
+    // MARK: time zone
+
+    func checkTimeZone() -> DoctorCheck {
+        if let tz = environment["TZ"] {
+            var name = tz
+            if name.hasPrefix(":") { name.removeFirst() }
+            if name.isEmpty { return .pass("time zone", "UTC (TZ is empty)") }
+            if (try? TimeZoneRules.named(name)) != nil { return .pass("time zone", "\(name) (from TZ)") }
+            if TimeZoneRules(posix: name) != nil { return .pass("time zone", "'\(name)' (a POSIX rule from TZ; no daylight-saving history)") }
+            return .fail("time zone", "TZ='\(tz)' names no zone in /usr/share/zoneinfo, so times are read as UTC",
+                         fix: "unset TZ, or set it to a zone such as Europe/Berlin (see timedatectl list-timezones)")
+        }
+        guard FileSystem.exists("/etc/localtime", followLinks: true) else {
+            return .fail("time zone", "/etc/localtime is missing, so times are read as UTC",
+                         fix: "timedatectl set-timezone ZONE (or install tzdata)")
+        }
+        let zone = TimeZoneRules.local(environment: environment)
+        let now = Instant(microseconds: Int64(time(nil)) * 1_000_000)
+        let offset = zone.offset(at: now)
+        let sign = offset < 0 ? "-" : "+"
+        let hm = abs(offset) / 60
+        let text = "\(sign)\(hm / 60 < 10 ? "0" : "")\(hm / 60):\(hm % 60 < 10 ? "0" : "")\(hm % 60)"
+        return .pass("time zone", "\(zone.identifier) (UTC\(text) now, from /etc/localtime)")
+    }
+}
+
+/// Runs a program with no stdin and captures its stdout (stderr passes through), killing it
+/// after `timeoutSeconds`.
+enum Subprocess {
+    struct Result {
+        /// Everything written to stdout, or nil when the program could not run or timed out.
+        var output: String?
+        var status: Int32
+    }
+
+    static func run(_ argv: [String], timeoutSeconds: Int) -> Result {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return Result(output: nil, status: -1) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for p in cArgs { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
+        close(fds[1])
+        guard rc == 0 else { close(fds[0]); return Result(output: nil, status: -1) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = time(nil) + timeoutSeconds
+        var timedOut = false
+        while true {
+            var pfd = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(0, deadline - time(nil))) * 1000
+            if poll(&pfd, 1, left) <= 0 { timedOut = true; break }
+            let n = read(fds[0], &buffer, buffer.count)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        close(fds[0])
+        if timedOut { kill(pid, SIGKILL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if timedOut { return Result(output: nil, status: -1) }
+        return Result(output: String(decoding: bytes, as: UTF8.self), status: (status >> 8) & 0xff)
+    }
+}
