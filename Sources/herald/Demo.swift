@@ -95,14 +95,7 @@ extension Herald {
                 }
                 for target in targets {
                     try ctx.cancel(target)
-                    if target.job?.kind == .habit {
-                        let log = HabitLog(spool: ctx.spool, id: target.id)
-                        if FileSystem.exists(log.path) {
-                            let removed = ctx.spool.habitsDirectory + "/removed"
-                            try? FileSystem.makeDirectory(removed)
-                            try? FileSystem.move(log.path, to: removed + "/\(target.id).\(ctx.now.seconds).jsonl")
-                        }
-                    }
+                    if target.job?.kind == .habit { try ctx.archiveHabitLog(id: target.id) }
                 }
                 say("Removed the demo: " + targets.map { "\($0.id) (\(ctx.kindLabel($0)))" }.joined(separator: ", ") + ".")
             }

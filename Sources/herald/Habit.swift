@@ -197,16 +197,23 @@ extension Herald.HabitCommand {
             let h = try ctx.habit(named: name)
             try ctx.cancel(h.pending)
             let log = h.log(ctx)
-            if FileSystem.exists(log.path) {
-                let removed = ctx.spool.habitsDirectory + "/removed"
-                do {
-                    try FileSystem.makeDirectory(removed)
-                    try FileSystem.move(log.path, to: removed + "/\(h.id).\(ctx.now.seconds).jsonl")
-                } catch {
-                    throw CLIError.failure("\(error)")
-                }
-            }
+            try ctx.archiveHabitLog(id: h.id)
             say("Removed habit '\(h.title)'" + (FileSystem.exists(log.path) ? "" : "; its log is kept in habits/removed/"))
+        }
+    }
+}
+
+extension CLIContext {
+    /// Moves a habit's completion log (if any) to habits/removed/, stamped with the time.
+    func archiveHabitLog(id: String) throws {
+        let log = HabitLog(spool: spool, id: id)
+        guard FileSystem.exists(log.path) else { return }
+        let removed = spool.habitsDirectory + "/removed"
+        do {
+            try FileSystem.makeDirectory(removed)
+            try FileSystem.move(log.path, to: removed + "/\(id).\(now.seconds).jsonl")
+        } catch {
+            throw CLIError.failure("\(error)")
         }
     }
 }
