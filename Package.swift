@@ -55,7 +55,18 @@ let package = Package(
             // The CLI needs no shared library: fully static, it starts about twice as fast
             // (no dynamic loading or relocation of libstdc++ and friends). --eh-frame-hdr keeps
             // unwinding on the binary-search table instead of sorting every FDE at first use.
-            linkerSettings: [.unsafeFlags(["-static-executable", "-Xlinker", "--eh-frame-hdr"], .when(configuration: .release))]
+            // lld lays out the functions and data `herald remind` touches in the order of
+            // linker/herald.order: together they fill a few pages instead of being spread over
+            // 14 MB, so a run takes about half the page faults (`make release` compiles with
+            // -function-sections, so each function can move on its own). Unlike gold, lld also reports
+            // undefined symbols in code that --gc-sections drops, hence the two Foundation
+            // helper libraries FoundationEssentials refers to.
+            linkerSettings: [.unsafeFlags(["-static-executable", "-Xlinker", "--eh-frame-hdr",
+                                           "-use-ld=lld",
+                                           "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/herald.order",
+                                           "-Xlinker", "--no-warn-symbol-ordering",
+                                           "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims"],
+                                          .when(configuration: .release))]
         ),
         .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
         .executableTarget(name: "herald-fuzz", dependencies: ["HeraldFuzz"]),

@@ -4,17 +4,20 @@
 #   scripts/install-deps.sh test     what `make test` and `make bench` need (a private bus, a notification
 #                                    server, `at` to compare enqueue times with, ...)
 #   scripts/install-deps.sh screenshot  what `make screenshot` needs (a virtual X screen, dunst, ImageMagick)
+#   scripts/install-deps.sh profile  what `make order-file` needs (valgrind, binutils)
 set -eu
 
 build="libnotify-dev pkg-config tzdata"
 test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at make bsdutils"
 screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
+profile="$build valgrind binutils python3"
 
 case "${1:-test}" in
   build) wanted=$build ;;
   test) wanted=$test ;;
   screenshot) wanted=$screenshot ;;
-  *) echo "usage: $0 build|test|screenshot" >&2; exit 64 ;;
+  profile) wanted=$profile ;;
+  *) echo "usage: $0 build|test|screenshot|profile" >&2; exit 64 ;;
 esac
 
 missing=""

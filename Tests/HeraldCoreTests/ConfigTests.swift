@@ -15,6 +15,14 @@ struct ConfigTests {
         #expect(config.lead == .minutes(15))
     }
 
+    /// Without a file only HERALD_* variables are read, but `~` in a spool still means $HOME.
+    @Test func variablesAloneStillExpandTheHomeDirectory() throws {
+        let config = try load(nil, env: ["HERALD_SPOOL": "~/reminders", "HOME": "/home/ada", "HERALD_LIMITS_JOBS": "7", "LIMITS_JOBS": "9"])
+        #expect(config.spool == "/home/ada/reminders")
+        #expect(config.maxJobs == 7)
+        #expect(try load(nil, env: ["HOME": "/home/ada", "SPOOL": "/elsewhere"]) == HeraldConfig())
+    }
+
     @Test func theDefaultTemplatesAreValid() throws {
         let d = HeraldConfig.defaultTemplates
         for message in [d.headsUp, d.arrival, d.reminder, d.habit] {

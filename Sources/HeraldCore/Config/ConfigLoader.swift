@@ -74,8 +74,10 @@ public enum ConfigLoader {
         if !exists {
             // No file: only HERALD_* variables. Look up each key's variable directly (the same
             // names EnvironmentVariablesProvider uses), which spares the CLI swift-configuration's
-            // start-up cost when there is nothing but a variable or two to read.
-            return try build(path: path, environment: environment) { environment[environmentName(for: $0)] }
+            // start-up cost when there is nothing but a variable or two to read. Only the
+            // HERALD_* variables are searched, and none at all when there are none.
+            let herald = environment.filtered(prefix: "HERALD_")
+            return try build(path: path, environment: environment) { herald.isEmpty ? nil : herald[environmentName(for: $0)] }
         }
         var providers: [any ConfigProvider] = [
             EnvironmentVariablesProvider(environmentVariables: environment.dictionary(withPrefix: "HERALD_"))

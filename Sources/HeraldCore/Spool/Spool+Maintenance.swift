@@ -21,6 +21,7 @@ extension Spool {
     @discardableResult
     public func checkPermissions() throws(SpoolPermissionError) -> Bool {
         var complete = true
+        let user = geteuid()
         for dir in [root] + Self.directories.map({ root + "/" + $0 }) {
             var st = stat()
             let inside = dir != root
@@ -31,8 +32,8 @@ extension Spool {
             if st.st_mode & S_IFMT != S_IFDIR {
                 throw SpoolPermissionError(description: "spool directory '\(dir)' is not a directory")
             }
-            if st.st_uid != geteuid() {
-                throw SpoolPermissionError(description: "spool directory '\(dir)' is owned by uid \(st.st_uid), not by this user (uid \(geteuid()))")
+            if st.st_uid != user {
+                throw SpoolPermissionError(description: "spool directory '\(dir)' is owned by uid \(st.st_uid), not by this user (uid \(user))")
             }
             if st.st_mode & 0o022 != 0 {
                 let mode = String(st.st_mode & 0o7777, radix: 8)

@@ -19,20 +19,35 @@ public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
         for (name, value) in elements { self[name] = value }
     }
 
-    /// This process's environment (the first definition wins when a name repeats, as getenv).
+    /// This process's environment. When a name repeats, the first definition wins, as with
+    /// getenv: lookups return the first entry, so the list keeps every one as it comes.
     public static func current() -> Environment {
+        parse(environ)
+    }
+
+    /// An environ-style list: `NAME=value` strings up to a nil.
+    static func parse(_ list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Environment {
         var result = Environment()
-        var entry = environ
+        var entry = list
         while let pointer = entry.pointee {
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
             if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
-                let name = String(decoding: bytes[..<equals], as: UTF8.self)
-                if result[name] == nil { result.entries.append((name, String(decoding: bytes[(equals + 1)...], as: UTF8.self))) }
+                result.entries.append((String(decoding: bytes[..<equals], as: UTF8.self),
+                                       String(decoding: bytes[(equals + 1)...], as: UTF8.self)))
             }
             entry += 1
         }
         return result
     }
+
+    /// The variables whose names start with `prefix`, in their order.
+    public func filtered(prefix: String) -> Environment {
+        var result = Environment()
+        result.entries = entries.filter { $0.name.hasPrefix(prefix) }
+        return result
+    }
+
+    public var isEmpty: Bool { entries.isEmpty }
 
     public subscript(_ name: String) -> String? {
         get {
@@ -43,7 +58,7 @@ public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
             let index = entries.firstIndex { $0.name == name }
             switch (index, newValue) {
             case let (k?, value?): entries[k].value = value
-            case let (k?, nil): entries.remove(at: k)
+            case (_?, nil): entries.removeAll { $0.name == name }
             case let (nil, value?): entries.append((name, value))
             case (nil, nil): break
             }
@@ -53,7 +68,7 @@ public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
     /// The variables whose names start with `prefix`, as a dictionary.
     public func dictionary(withPrefix prefix: String = "") -> [String: String] {
         var result: [String: String] = [:]
-        for entry in entries where entry.name.hasPrefix(prefix) { result[entry.name] = entry.value }
+        for entry in entries where entry.name.hasPrefix(prefix) && result[entry.name] == nil { result[entry.name] = entry.value }
         return result
     }
 }
