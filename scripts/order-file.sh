@@ -39,9 +39,9 @@ k=0
 for args in "--in 2d Water the plants" "--at 23:59 Call home" "--in 10m --title Tea --urgency low Tea is ready"; do
     k=$((k + 1))
     # shellcheck disable=SC2086  # the words are meant to split
-    run valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/calls.$k" "$work/herald" remind $args 2>/dev/null
+    run valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/calls.$k" "$work/herald" remind $args
     # shellcheck disable=SC2086
-    run valgrind --tool=lackey --trace-mem=yes --log-file="$work/memory.$k" "$work/herald" remind $args 2>/dev/null
+    run valgrind -q --tool=lackey --trace-mem=yes --log-file="$work/memory.$k" "$work/herald" remind $args
 done
 
 "$python" - "$work" "$k" "$output" <<'PY'
