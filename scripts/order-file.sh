@@ -28,20 +28,26 @@ cp "$binary" "$work/herald"
 strip --strip-debug "$work/herald"
 nm -n -S --defined-only "$work/herald" > "$work/symbols"
 
-# A fresh user: no config file, a spool that already exists (the usual case).
+# A fresh user: no config file, a spool that already exists (the usual case), named by
+# --spool (as scripts and `make bench` do) or by $HERALD_SPOOL.
 run() {
-    env -i PATH=/usr/bin:/bin HOME="$work/home" LANG=C.UTF-8 HERALD_SPOOL="$work/spool" "$@" >/dev/null
+    env -i PATH=/usr/bin:/bin HOME="$work/home" LANG=C.UTF-8 "$@" >/dev/null
 }
 mkdir -p "$work/home"
-run "$work/herald" remind --in 1h "creates the spool"
+run "$work/herald" remind --spool "$work/spool" --in 1h "creates the spool"
+# As if heraldd were running: herald reads the pending count it last wrote.
+printf '{\n  "pid": 1,\n  "version": "0.1.0",\n  "notifier": "libnotify",\n  "pending": 1\n}\n' > "$work/spool/status.json"
 
-k=0
-for args in "--in 2d Water the plants" "--at 23:59 Call home" "--in 10m --title Tea --urgency low Tea is ready"; do
-    k=$((k + 1))
-    # shellcheck disable=SC2086  # the words are meant to split
-    run valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/calls.$k" "$work/herald" remind $args
-    # shellcheck disable=SC2086
-    run valgrind -q --tool=lackey --trace-mem=yes --log-file="$work/memory.$k" "$work/herald" remind $args
+for k in 1 2 3; do
+    case $k in
+        1) set -- --spool "$work/spool" --in 2d Water the plants ;;
+        2) set -- --spool "$work/spool" --at 23:59 Call home ;;
+        3) set -- --in 10m --title Tea --urgency low Tea is ready ;;
+    esac
+    spool_variable=HERALD_SPOOL=$work/spool  # the third run names the spool this way
+    [ "$k" = 3 ] || spool_variable=LANG=C.UTF-8
+    run "$spool_variable" valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/calls.$k" "$work/herald" remind "$@"
+    run "$spool_variable" valgrind -q --tool=lackey --trace-mem=yes --log-file="$work/memory.$k" "$work/herald" remind "$@"
 done
 
 "$python" - "$work" "$k" "$output" <<'PY'
@@ -58,7 +64,19 @@ for line in open(f"{work}/symbols"):
 data.sort()
 starts = [d[0] for d in data]
 
-functions, objects, seen = [], [], set()
+# glibc picks string functions by CPU (IFUNC); under valgrind it picks the AVX2 ones, so each
+# recorded variant brings its EVEX/AVX-512 siblings along for machines that run those.
+isa = re.compile(r"^(__[a-z0-9_]+?)_(?:avx2|avx512|avx|evex512|evex|sse2|sse4_1|sse4_2|ssse3)(?:_|$)")
+wide = re.compile(r"_(?:evex|avx512)")
+siblings = {}
+for line in open(f"{work}/symbols"):
+    parts = line.split()
+    if len(parts) == 4 and parts[2] in "tT" and (match := isa.match(parts[3])) and wide.search(parts[3]):
+        siblings.setdefault(match.group(1), []).append(parts[3])
+
+# What runs before main, which callgrind files under "(below main)".
+functions = ["_start", "__libc_start_main", "__libc_start_call_main"]
+objects, seen = [], set(functions)
 name_line = re.compile(r"^c?fn=\(\d+\) (.+)$")
 for k in range(1, runs + 1):
     for line in open(f"{work}/calls.{k}"):
@@ -70,6 +88,11 @@ for k in range(1, runs + 1):
             continue
         seen.add(name)
         functions.append(name)
+        if match := isa.match(name):
+            for sibling in siblings.get(match.group(1), []):
+                if sibling not in seen:
+                    seen.add(sibling)
+                    functions.append(sibling)
     for line in open(f"{work}/memory.{k}"):
         if line[:2] not in (" L", " S", " M"):
             continue

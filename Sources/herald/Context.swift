@@ -73,11 +73,11 @@ struct CLIContext {
     /// status.json (it writes it at most a second late, and when it stops; jobs cancelled since
     /// only lower the true count) plus the intake. Counted from jobs/ when heraldd never ran.
     func pendingCountCheaply() -> Int {
-        let intake = ((try? FileSystem.list(spool.new)) ?? []).filter { !$0.hasPrefix(".") }.count
+        let intake = (try? FileSystem.count(spool.new, hidden: false)) ?? 0
         if let bytes = try? FileSystem.read(spool.statusPath, limit: 65_536), let pending = DaemonStatus.pendingCount(json: bytes) {
             return pending + intake
         }
-        return ((try? FileSystem.list(spool.jobs)) ?? []).count + intake
+        return ((try? FileSystem.count(spool.jobs)) ?? 0) + intake
     }
 
     /// Every pending job, next due first.

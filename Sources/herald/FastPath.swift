@@ -9,43 +9,49 @@ import HeraldCore
 /// a missing value), which ArgumentParser then handles, errors and suggestions included.
 /// `FastPathTests` checks it agrees with ArgumentParser on many generated command lines.
 enum FastPath {
-    static func isRemindOption(_ token: String) -> Bool {
-        switch token {
-        case "--spool", "--config", "--at", "--in", "--every", "--title", "--urgency", "--icon", "--id": return true
-        default: return false
-        }
-    }
-
     static func remind(_ arguments: [String]) -> RemindRequest? {
         guard arguments.first == "remind" else { return nil }
-        // Option values in a small list, not a Dictionary: the first [String: String] in a
-        // process costs a run-time conformance lookup that scans every conformance record.
-        var values: [(option: String, value: String)] = []
-        func value(_ option: String) -> String? {
-            for entry in values where entry.option == option { return entry.value }
-            return nil
-        }
+        // One variable per option, not a table: every new collection type (a Dictionary, an
+        // array of tuples) costs a run-time metadata instantiation on each start.
+        var spool, config, at, inSpan, every, title, urgency, icon, id: String?
         var text: [String] = []
         var k = 1
         while k < arguments.count {
             let token = arguments[k]
             if token.hasPrefix("-") {
-                guard isRemindOption(token), value(token) == nil, k + 1 < arguments.count,
-                      !arguments[k + 1].hasPrefix("-") else { return nil }
-                values.append((token, arguments[k + 1]))
+                guard k + 1 < arguments.count, !arguments[k + 1].hasPrefix("-") else { return nil }
+                let value = arguments[k + 1]
+                func once(_ slot: inout String?) -> Bool {
+                    guard slot == nil else { return false }
+                    slot = value
+                    return true
+                }
+                let taken: Bool
+                switch token {
+                case "--spool": taken = once(&spool)
+                case "--config": taken = once(&config)
+                case "--at": taken = once(&at)
+                case "--in": taken = once(&inSpan)
+                case "--every": taken = once(&every)
+                case "--title": taken = once(&title)
+                case "--urgency": taken = once(&urgency)
+                case "--icon": taken = once(&icon)
+                case "--id": taken = once(&id)
+                default: taken = false
+                }
+                guard taken else { return nil }
                 k += 2
             } else {
                 text.append(token)
                 k += 1
             }
         }
-        var urgency: Job.Urgency? = nil
-        if let u = value("--urgency") {
-            guard let parsed = Job.Urgency(rawValue: u) else { return nil }
-            urgency = parsed
+        var level: Job.Urgency? = nil
+        if let urgency {
+            guard let parsed = Job.Urgency(rawValue: urgency) else { return nil }
+            level = parsed
         }
-        return RemindRequest(spool: value("--spool"), config: value("--config"), at: value("--at"), inSpan: value("--in"),
-                             every: value("--every"), title: value("--title"), urgency: urgency, icon: value("--icon"),
-                             id: value("--id"), text: text)
+        return RemindRequest(spool: spool, config: config, at: at, inSpan: inSpan, every: every, title: title,
+                             urgency: level, icon: icon, id: id, text: text)
     }
 }

@@ -14,6 +14,25 @@ struct TimeSpanTests {
         #expect(try TimeSpan.parse(text) == Span(microseconds: microseconds))
     }
 
+    /// Every unit name `systemd-analyze timespan` accepts, with what one of it is worth.
+    @Test func knowsEveryUnitNameSystemdKnows() throws {
+        let units: [(names: [String], microseconds: Int64)] = [
+            (["usec", "us", "µs", "μs"], 1), (["msec", "ms"], 1_000), (["seconds", "second", "sec", "s"], 1_000_000),
+            (["minutes", "minute", "min", "m"], 60_000_000), (["hours", "hour", "hr", "h"], 3_600_000_000),
+            (["days", "day", "d"], 86_400_000_000), (["weeks", "week", "w"], 604_800_000_000),
+            (["months", "month", "M"], 2_629_800_000_000), (["years", "year", "y"], 31_557_600_000_000),
+        ]
+        for (names, microseconds) in units {
+            for name in names {
+                #expect(try TimeSpan.parse("3" + name) == Span(microseconds: 3 * microseconds), "\(name)")
+                #expect(TimeSpan.microseconds(inUnit: name) == microseconds)
+            }
+        }
+        for name in ["sek", "H", "mo", "Y", "min.", "", "µ", "hours "] {
+            #expect(TimeSpan.microseconds(inUnit: name) == nil, "\(name)")
+        }
+    }
+
     @Test(arguments: [
         ("", TimeSpan.ParseError.empty), ("   ", .empty), ("-5m", .negative), ("5mins", .unknownUnit("mins")),
         ("1.5.3s", .expectedNumber(".3s")), ("5.", .expectedNumber("5.")), ("infinity", .infinite),

@@ -107,6 +107,22 @@ public enum FileSystem {
         return names
     }
 
+    /// How many entries a directory holds, without `.` and `..`, and without any name that
+    /// starts with a dot unless `hidden` (no strings built: a short command counts jobs/).
+    public static func count(_ path: String, hidden: Bool = true) throws(FileSystemError) -> Int {
+        guard let dir = opendir(path) else { throw fail("list", path) }
+        defer { closedir(dir) }
+        var count = 0
+        while let entry = readdir(dir) {
+            let (c0, c1, c2) = (entry.pointee.d_name.0, entry.pointee.d_name.1, entry.pointee.d_name.2)
+            if c0 == 0x2E {  // "."
+                if c1 == 0 || (c1 == 0x2E && c2 == 0) || !hidden { continue }
+            }
+            count += 1
+        }
+        return count
+    }
+
     /// The whole file; for files Herald itself wrote (or system files, with `followLinks`).
     public static func read(_ path: String, limit: Int = 16 << 20, followLinks: Bool = false) throws(FileSystemError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
@@ -115,16 +131,31 @@ public enum FileSystem {
         return try readAll(fd, path: path, limit: limit)
     }
 
+    /// Reads to the end, or until more than `limit` bytes have come (the caller decides what
+    /// too long means). The buffer is sized from fstat and never zero-filled: a short command
+    /// reads a few small files, and zeroing a 16 KiB chunk for each cost more than the reads.
     static func readAll(_ fd: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while out.count <= limit {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+        var st = stat()
+        let size = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0
+        // One byte more than the file holds, so the read that meets the end needs no growth.
+        var capacity = max(min(size, limit) + 1, 64)
+        var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
+        defer { buffer.deallocate() }
+        var count = 0
+        while count <= limit {
+            if count == capacity {
+                let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: 1)
+                grown.copyMemory(from: buffer, byteCount: count)
+                buffer.deallocate()
+                buffer = grown
+                capacity *= 2
+            }
+            let n = Glibc.read(fd, buffer + count, capacity - count)
             if n < 0 { if errno == EINTR { continue }; throw fail("read", path) }
             if n == 0 { break }
-            out.append(contentsOf: chunk[0..<n])
+            count += n
         }
-        return out
+        return Array(UnsafeRawBufferPointer(start: buffer, count: count))
     }
 
     /// Appends one line to `path` (creating it 0600) with O_APPEND, so concurrent appends of

@@ -7,15 +7,16 @@ import Glibc
 /// A small list rather than a `[String: String]`: on a short command's path, Foundation's
 /// `ProcessInfo` and even the first `Dictionary<String, String>` cost more start-up time
 /// (locks, caches, generic metadata looked up at run time) than reading forty variables.
+/// Names and values are two lists of strings, not one of tuples, for the same reason.
 public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
-    private var entries: [(name: String, value: String)]
+    private var names: [String] = []
+    private var values: [String] = []
 
     public init(_ variables: [String: String]) {
-        entries = variables.map { (name: $0.key, value: $0.value) }
+        for (name, value) in variables { names.append(name); values.append(value) }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        entries = []
         for (name, value) in elements { self[name] = value }
     }
 
@@ -32,8 +33,8 @@ public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
         while let pointer = entry.pointee {
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
             if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
-                result.entries.append((String(decoding: bytes[..<equals], as: UTF8.self),
-                                       String(decoding: bytes[(equals + 1)...], as: UTF8.self)))
+                result.names.append(String(decoding: bytes[..<equals], as: UTF8.self))
+                result.values.append(String(decoding: bytes[(equals + 1)...], as: UTF8.self))
             }
             entry += 1
         }
@@ -43,24 +44,32 @@ public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
     /// The variables whose names start with `prefix`, in their order.
     public func filtered(prefix: String) -> Environment {
         var result = Environment()
-        result.entries = entries.filter { $0.name.hasPrefix(prefix) }
+        for k in names.indices where names[k].hasPrefix(prefix) {
+            result.names.append(names[k])
+            result.values.append(values[k])
+        }
         return result
     }
 
-    public var isEmpty: Bool { entries.isEmpty }
+    public var isEmpty: Bool { names.isEmpty }
 
     public subscript(_ name: String) -> String? {
         get {
-            for entry in entries where entry.name == name { return entry.value }
+            for k in names.indices where names[k] == name { return values[k] }
             return nil
         }
         set {
-            let index = entries.firstIndex { $0.name == name }
-            switch (index, newValue) {
-            case let (k?, value?): entries[k].value = value
-            case (_?, nil): entries.removeAll { $0.name == name }
-            case let (nil, value?): entries.append((name, value))
-            case (nil, nil): break
+            guard let first = names.firstIndex(of: name) else {
+                if let newValue { names.append(name); values.append(newValue) }
+                return
+            }
+            if let newValue {
+                values[first] = newValue
+            } else {
+                for k in names.indices.reversed() where names[k] == name {
+                    names.remove(at: k)
+                    values.remove(at: k)
+                }
             }
         }
     }
@@ -68,7 +77,7 @@ public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
     /// The variables whose names start with `prefix`, as a dictionary.
     public func dictionary(withPrefix prefix: String = "") -> [String: String] {
         var result: [String: String] = [:]
-        for entry in entries where entry.name.hasPrefix(prefix) && result[entry.name] == nil { result[entry.name] = entry.value }
+        for k in names.indices where names[k].hasPrefix(prefix) && result[names[k]] == nil { result[names[k]] = values[k] }
         return result
     }
 }

@@ -52,9 +52,8 @@ struct PosixTimeZone: Sendable, Equatable {
         for y in (year - 1)...(year + 1) {
             let startUTC = Self.transition(dst.start, year: y) - Int64(standardOffset)
             let endUTC = Self.transition(dst.end, year: y) - Int64(dst.offset)
-            for (at, isDST) in [(startUTC, true), (endUTC, false)] where at <= utcSeconds {
-                if best == nil || at > best!.at { best = (at, isDST) }
-            }
+            if startUTC <= utcSeconds, best == nil || startUTC > best!.at { best = (startUTC, true) }
+            if endUTC <= utcSeconds, best == nil || endUTC > best!.at { best = (endUTC, false) }
         }
         let inDST = best?.isDST ?? false
         return inDST ? (dst.offset, true, dst.abbreviation) : (standardOffset, false, standardAbbreviation)

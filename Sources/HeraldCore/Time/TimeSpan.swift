@@ -22,17 +22,22 @@ public enum TimeSpan {
         }
     }
 
-    static let units: [(names: [String], microseconds: Int64)] = [
-        (["usec", "us", "µs", "μs"], 1),
-        (["msec", "ms"], 1_000),
-        (["seconds", "second", "sec", "s"], 1_000_000),
-        (["minutes", "minute", "min", "m"], 60_000_000),
-        (["hours", "hour", "hr", "h"], 3_600_000_000),
-        (["days", "day", "d"], 86_400_000_000),
-        (["weeks", "week", "w"], 604_800_000_000),
-        (["months", "month", "M"], 2_629_800_000_000),
-        (["years", "year", "y"], 31_557_600_000_000),
-    ]
+    /// Microseconds in one `unit`, for the unit names systemd accepts; nil for any other.
+    /// (A switch, not a table of tuples, whose metadata every start would build at run time.)
+    static func microseconds(inUnit unit: String) -> Int64? {
+        switch unit {
+        case "usec", "us", "µs", "μs": return 1
+        case "msec", "ms": return 1_000
+        case "seconds", "second", "sec", "s": return 1_000_000
+        case "minutes", "minute", "min", "m": return 60_000_000
+        case "hours", "hour", "hr", "h": return 3_600_000_000
+        case "days", "day", "d": return 86_400_000_000
+        case "weeks", "week", "w": return 604_800_000_000
+        case "months", "month", "M": return 2_629_800_000_000
+        case "years", "year", "y": return 31_557_600_000_000
+        default: return nil
+        }
+    }
 
     /// Parses a span; every component may have a unit, the default unit is seconds.
     ///
@@ -85,8 +90,8 @@ public enum TimeSpan {
                 throw .expectedNumber(tail(afterNumber))
             }
             if !unitText.isEmpty {
-                guard let unit = units.first(where: { $0.names.contains(unitText) }) else { throw .unknownUnit(unitText) }
-                multiplier = unit.microseconds
+                guard let unit = microseconds(inUnit: unitText) else { throw .unknownUnit(unitText) }
+                multiplier = unit
             }
             let (w, o) = whole.multipliedReportingOverflow(by: multiplier)
             if o { throw .outOfRange }

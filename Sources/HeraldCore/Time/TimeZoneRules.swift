@@ -244,20 +244,24 @@ extension TimeZoneRules {
         guard at + h.time <= b.count else { throw TZifError() }
         let transitionTypes = Array(b[at..<(at + h.time)])
         at += h.time
-        var raw: [(Int, Bool, Int)] = []
-        for _ in 0..<h.type {
-            guard at + 6 <= b.count else { throw TZifError() }
-            raw.append((Int(try s32(at)), b[at + 4] != 0, Int(b[at + 5])))
-            at += 6
-        }
+        // The local time types (6 bytes each), then their abbreviations, NUL-terminated.
+        let typesAt = at
+        at += 6 * h.type
         guard at + h.char <= b.count else { throw TZifError() }
-        let chars = Array(b[at..<(at + h.char)])
+        let charsAt = at
         at += h.char
-        let types = raw.map { offset, isDST, index -> LocalType in
-            var end = index
-            while end < chars.count, chars[end] != 0 { end += 1 }
-            let abbr = index < chars.count ? String(decoding: chars[index..<end], as: UTF8.self) : ""
-            return LocalType(offset: offset, isDST: isDST, abbreviation: abbr)
+        var types: [LocalType] = []
+        types.reserveCapacity(h.type)
+        for k in 0..<h.type {
+            let entry = typesAt + 6 * k
+            let index = Int(b[entry + 5])
+            var abbreviation = ""
+            if index < h.char {
+                var end = index
+                while end < h.char, b[charsAt + end] != 0 { end += 1 }
+                abbreviation = String(decoding: b[(charsAt + index)..<(charsAt + end)], as: UTF8.self)
+            }
+            types.append(LocalType(offset: Int(try s32(entry)), isDST: b[entry + 4] != 0, abbreviation: abbreviation))
         }
         guard transitionTypes.allSatisfy({ Int($0) < types.count }) else { throw TZifError() }
         at += h.leap * (timeSize + 4) + h.isstd + h.isut
