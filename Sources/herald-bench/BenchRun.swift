@@ -22,6 +22,9 @@ final class BenchRun {
     private var duplicates: [Workload.Key] = []
     private var strangers: [String] = []
 
+    /// Where the last full run notes when it removed its working directory.
+    let cleanupMarker: String
+
     init(binaries: String, workDirectory: String?, plan: Plan) throws(BenchError) {
         self.plan = plan
         herald = binaries + "/herald"
@@ -29,7 +32,10 @@ final class BenchRun {
         for path in [herald, heraldd] where !FileManager.default.isExecutableFile(atPath: path) {
             throw BenchError("no executable \(path) (build first, or pass --bin DIR)")
         }
-        let base = (workDirectory ?? Self.defaultWorkParent()) + "/herald-bench-\(getpid())"
+        let parent = workDirectory ?? Self.defaultWorkParent()
+        cleanupMarker = parent + "/.herald-bench-cleanup"
+        let waited = plan.smoke ? 0 : Self.waitForEarlierCleanup(marker: cleanupMarker)
+        let base = parent + "/herald-bench-\(getpid())"
         do { try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true) } catch {
             throw BenchError("cannot create \(base): \(error)")
         }
@@ -47,6 +53,30 @@ final class BenchRun {
         notify = try NotifySocket(directory: sockets)
         notes.append("Working directory \(base) (\(Self.fileSystemType(base))); as a user's spool in ~/.local/state, "
                      + "it is on the disk, like `at`'s /var/spool/cron.")
+        if waited > 0 {
+            notes.append("Waited \(waited) s before starting: an earlier run removed its files less than "
+                         + "\(Int(Self.deletionQuarantine)) s before (see BENCHMARKS.md, quirks).")
+        }
+    }
+
+    /// How long ext4 without a journal keeps a freed inode out of use while its inode table
+    /// block is not yet written back (300 s, plus 60 s once it is): a file created in a block
+    /// group full of such inodes makes the kernel check each of them, up to a millisecond.
+    static let deletionQuarantine: Double = 360
+
+    /// When the last full run removed its 100,000 job files less than `deletionQuarantine`
+    /// ago, waits out the rest, so that this run's file creation (bulk import, `herald remind`)
+    /// does not measure the previous run's clean-up. Returns the seconds waited.
+    static func waitForEarlierCleanup(marker: String) -> Int {
+        guard let text = try? String(contentsOfFile: marker, encoding: .utf8),
+              let then = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return 0 }
+        let left = deletionQuarantine - (Date().timeIntervalSince1970 - then)
+        guard left > 0, left <= deletionQuarantine else { return 0 }
+        let seconds = Int(left.rounded(.up))
+        FileHandle.standardError.write(Data(("herald-bench: an earlier run removed its 100,000 files \(Int(deletionQuarantine) - seconds) s ago; "
+            + "waiting \(seconds) s until the file system reuses their inodes (ext4 without a journal is slow to create files next to them)\n").utf8))
+        Thread.sleep(forTimeInterval: Double(seconds))
+        return seconds
     }
 
     /// `$XDG_CACHE_HOME` or ~/.cache: on the disk where a user's spool lives. Not /tmp, which
@@ -77,7 +107,19 @@ final class BenchRun {
         server.stop()
         bus.stop()
         try? FileManager.default.removeItem(atPath: socketDirectory)
-        if !keep { try? FileManager.default.removeItem(atPath: directory) }
+        if !keep {
+            try? FileManager.default.removeItem(atPath: directory)
+            settleDisk()
+            // A full run removed 100,000 files: the next one waits until the file system reuses
+            // their inodes (see waitForEarlierCleanup).
+            if !plan.smoke { try? "\(Date().timeIntervalSince1970)\n".write(toFile: cleanupMarker, atomically: true, encoding: .utf8) }
+        }
+    }
+
+    /// Waits until everything written so far is on the disk (sync(2)), so that writeback
+    /// from one phase (or from a build before the run) does not land in the next one's timings.
+    func settleDisk() {
+        sync()
     }
 
     /// The environment both programs run with: nothing of the caller's Herald settings.
@@ -92,6 +134,7 @@ final class BenchRun {
     func measure(command: String) throws(BenchError) -> Report {
         var figures: [Figure] = []
         let judged = !plan.smoke
+        settleDisk()
 
         // Bulk: herald import of the whole queue, due an hour or more from now.
         let queueStart = TimestampingServer.wallClock() + .minutes(60)
@@ -110,6 +153,7 @@ final class BenchRun {
                      + "\(Format.seconds(Double(monotonicNanoseconds() - intakeStart + firstReady) / 1000)) after start.")
 
         // Lateness and burst.
+        settleDisk()
         let (lateness, burst, firstOfBurst) = try fire()
         figures.append(Figure(name: "fire lateness", how: "due → server receives Notify, \(Format.count(plan.lateness)) jobs over \(Int(plan.spread)) s, \(Format.count(plan.jobs)) queued",
                               result: "p50 \(Format.ms(lateness.p50)) · p99 \(Format.ms(lateness.p99)) · max \(Format.ms(lateness.max))"
@@ -121,6 +165,7 @@ final class BenchRun {
                               met: judged ? burst <= 1_000_000 : nil))
 
         // Pickup.
+        settleDisk()
         let pickup = try pickups()
         figures.append(Figure(name: "pickup", how: "a job due now renamed into `new/` → received, \(Format.count(plan.pickups)) times",
                               result: "p50 \(Format.ms(pickup.p50)) · p99 \(Format.ms(pickup.p99)) · max \(Format.ms(pickup.max))",
@@ -153,6 +198,7 @@ final class BenchRun {
                               result: "\(switches)" + (busy.isEmpty ? "" : " (\(busy))"), target: "0", met: judged ? switches == 0 : nil))
 
         // Enqueue: herald remind against at, interleaved.
+        settleDisk()
         let (heraldTimes, atTimes) = try enqueue()
         let ratio = heraldTimes.median / atTimes.median
         figures.append(Figure(name: "enqueue", how: "`herald remind --in 2d` vs `echo true \\| at now + 2 days`, medians of \(plan.enqueues) interleaved runs",

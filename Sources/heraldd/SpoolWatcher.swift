@@ -11,6 +11,8 @@ final class SpoolWatcher {
         var jobsAdded: [String] = []
         /// The kernel dropped events: the caller must rescan.
         var overflowed = false
+
+        var isEmpty: Bool { intake.isEmpty && jobsRemoved.isEmpty && jobsAdded.isEmpty && !overflowed }
     }
 
     private let fd: Int32
@@ -31,29 +33,41 @@ final class SpoolWatcher {
         }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         let fd = self.fd, newWatch = self.newWatch, jobsWatch = self.jobsWatch
+        // One buffer for the watcher's life, never zero-filled: the kernel writes what it reads.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
         source.setEventHandler {
-            handler(Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch))
+            // The handler renames files itself (new/ into jobs/, jobs/ into done/); the events
+            // that causes are already queued when it returns, so they are handled now, in the
+            // same wake-up, rather than waking the daemon a second time.
+            var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, buffer: buffer)
+            while !changes.isEmpty {
+                handler(changes)
+                changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, buffer: buffer)
+            }
         }
-        source.setCancelHandler { close(fd) }
+        source.setCancelHandler {
+            close(fd)
+            buffer.deallocate()
+        }
         source.resume()
     }
 
     func cancel() { source.cancel() }
 
-    private static func drain(fd: Int32, newWatch: Int32, jobsWatch: Int32) -> Changes {
+    /// Room for many events at once (each is 16 bytes and a padded name).
+    private static let bufferSize = 64 * 1024
+
+    private static func drain(fd: Int32, newWatch: Int32, jobsWatch: Int32, buffer: UnsafeMutableRawBufferPointer) -> Changes {
         var changes = Changes()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            let n = read(fd, buffer.baseAddress!, buffer.count)
             if n <= 0 { break }
             var offset = 0
             while offset + 16 <= n {
-                let (wd, mask, len) = buffer.withUnsafeBytes { raw -> (Int32, UInt32, Int) in
-                    (raw.loadUnaligned(fromByteOffset: offset, as: Int32.self),
-                     raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
-                let nameBytes = buffer[(offset + 16)..<(offset + 16 + len)].prefix { $0 != 0 }
+                let wd = buffer.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                let mask = buffer.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                let len = Int(buffer.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let nameBytes = UnsafeRawBufferPointer(rebasing: buffer[(offset + 16)..<min(offset + 16 + len, n)]).prefix { $0 != 0 }
                 let name = String(decoding: nameBytes, as: UTF8.self)
                 offset += 16 + len
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 { changes.overflowed = true; continue }

@@ -185,6 +185,21 @@ struct EngineTests {
         #expect(run(engine.tick(), on: engine, notifier: RecordingNotifier()).map(\.summary) == ["n1", "n2", "n3"])
     }
 
+    /// A writer's umask may leave a job readable by others; once taken in it is the user's alone.
+    @Test func jobFilesAreTakenInAsPrivateFiles() throws {
+        try spool.prepare()
+        let engine = makeEngine()
+        _ = try engine.start()
+        for (id, mode) in [("open", 0o644), ("private", 0o600), ("readonly", 0o400)] {
+            let text = Job(kind: .reminder, id: id, at: clock.now + .minutes(5), text: id).encoded()
+            dir.write("spool/new/\(id).json", text, mode: mode)
+        }
+        _ = engine.intake(names: files(in: spool.new))
+        #expect(engine.pendingCount == 3)
+        let modes = files(in: spool.jobs).map { mode(of: spool.jobs + "/" + $0) }
+        #expect(modes == [0o600, 0o600, 0o600])
+    }
+
     @Test func aDuplicateIDIsRefused() throws {
         try submit(Job(kind: .reminder, id: "same", at: clock.now + .seconds(60), text: "first"))
         let engine = makeEngine()

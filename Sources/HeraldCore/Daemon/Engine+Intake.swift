@@ -23,8 +23,9 @@ extension Engine {
     func intakeOne(_ fileName: String) {
         let path = spool.new + "/" + fileName
         let bytes: [UInt8]
-        switch spool.readChecked(path, limit: Job.maximumFileSize) {
-        case .success(let b): bytes = b
+        let mode: mode_t
+        switch spool.readCheckedFile(path, limit: Job.maximumFileSize) {
+        case .success(let file): (bytes, mode) = file
         case .failure(let error):
             if case .unreadable = error, !FileSystem.exists(path) { return }  // already taken
             quarantine(directory: spool.new, name: fileName, reason: error.description, redacted: error.redacted)
@@ -51,7 +52,7 @@ extension Engine {
         let name = JobFileName(id: id, occurrence: first)
         do {
             try FileSystem.move(path, to: spool.path(of: name))
-            chmod(spool.path(of: name), 0o600)
+            if mode != 0o600 { chmod(spool.path(of: name), 0o600) }  // job files are the user's alone
         } catch {
             if !error.isNotFound { logger.error("Cannot accept a job file", metadata: ["file": "\(fileName)", "error": "\(error)"]) }
             return

@@ -134,9 +134,10 @@ public enum FileSystem {
     /// Reads to the end, or until more than `limit` bytes have come (the caller decides what
     /// too long means). The buffer is sized from fstat and never zero-filled: a short command
     /// reads a few small files, and zeroing a 16 KiB chunk for each cost more than the reads.
-    static func readAll(_ fd: Int32, path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
+    /// `size` is the file's size when the caller already knows it from fstat.
+    static func readAll(_ fd: Int32, path: String, limit: Int, size known: Int? = nil) throws(FileSystemError) -> [UInt8] {
         var st = stat()
-        let size = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0
+        let size = known ?? (fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0)
         // One byte more than the file holds, so the read that meets the end needs no growth.
         var capacity = max(min(size, limit) + 1, 64)
         var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)

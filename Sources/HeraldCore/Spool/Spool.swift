@@ -86,6 +86,11 @@ public struct Spool: Sendable {
     /// Opens and reads a file from a spool directory, refusing anything that is not a small
     /// regular file of ours: the checks are made on the open descriptor (no races).
     public func readChecked(_ path: String, limit: Int) -> Result<[UInt8], SpoolFileError> {
+        readCheckedFile(path, limit: limit).map(\.bytes)
+    }
+
+    /// `readChecked`, with the file's permission bits as its descriptor showed them.
+    public func readCheckedFile(_ path: String, limit: Int) -> Result<(bytes: [UInt8], mode: mode_t), SpoolFileError> {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
         switch st.st_mode & S_IFMT {
@@ -102,7 +107,7 @@ public struct Spool: Sendable {
         guard st.st_uid == geteuid() else { return .failure(.foreignOwner(uid: st.st_uid, expected: geteuid())) }
         guard st.st_mode & 0o022 == 0 else { return .failure(.writableByOthers(mode: st.st_mode & 0o7777)) }
         guard st.st_size <= limit else { return .failure(.tooLarge(size: Int(st.st_size), limit: limit)) }
-        do { return .success(try FileSystem.readAll(fd, path: path, limit: limit)) } catch {
+        do { return .success((try FileSystem.readAll(fd, path: path, limit: limit, size: Int(st.st_size)), st.st_mode & 0o7777)) } catch {
             return .failure(.unreadable(String(cString: strerror(error.code))))
         }
     }
