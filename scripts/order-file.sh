@@ -45,7 +45,7 @@ for k in 1 2 3; do
         3) set -- --in 10m --title Tea --urgency low Tea is ready ;;
     esac
     spool_variable=HERALD_SPOOL=$work/spool  # the third run names the spool this way
-    [ "$k" = 3 ] || spool_variable=LANG=C.UTF-8
+    [ "$k" = 3 ] || spool_variable=LANG=C.UTF-8  # the others repeat LANG: nothing changes
     run "$spool_variable" valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/calls.$k" "$work/herald" remind "$@"
     run "$spool_variable" valgrind -q --tool=lackey --trace-mem=yes --log-file="$work/memory.$k" "$work/herald" remind "$@"
 done

@@ -73,7 +73,7 @@ final class BenchRun {
         let left = deletionQuarantine - (Date().timeIntervalSince1970 - then)
         guard left > 0, left <= deletionQuarantine else { return 0 }
         let seconds = Int(left.rounded(.up))
-        FileHandle.standardError.write(Data(("herald-bench: an earlier run removed its 100,000 files \(Int(deletionQuarantine) - seconds) s ago; "
+        FileHandle.standardError.write(Data(("herald-bench: an earlier run removed its files \(Int(deletionQuarantine) - seconds) s ago; "
             + "waiting \(seconds) s until the file system reuses their inodes (ext4 without a journal is slow to create files next to them)\n").utf8))
         Thread.sleep(forTimeInterval: Double(seconds))
         return seconds
@@ -110,7 +110,7 @@ final class BenchRun {
         if !keep {
             try? FileManager.default.removeItem(atPath: directory)
             settleDisk()
-            // A full run removed 100,000 files: the next one waits until the file system reuses
+            // A full run removed its queue (100,000 files by default): the next one waits until the file system reuses
             // their inodes (see waitForEarlierCleanup).
             if !plan.smoke { try? "\(Date().timeIntervalSince1970)\n".write(toFile: cleanupMarker, atomically: true, encoding: .utf8) }
         }
