@@ -46,11 +46,14 @@ import Testing
         let socket = try NotifySocket(directory: scene.directory)
         scene.extraEnvironment = ["NOTIFY_SOCKET": socket.path]
         let daemon = try scene.startDaemon()
-        let start = Date().addingTimeInterval(1)
+        // The times are written to the whole second: start far enough ahead that the first is
+        // still in the future when `herald import` checks it on a busy machine.
+        let start = Date().addingTimeInterval(3)
         let lines = (0..<14).map { k in
             "{\"version\":1,\"kind\":\"reminder\",\"at\":\"\(ISO8601DateFormatter().string(from: start.addingTimeInterval(Double(k))))\",\"text\":\"tick \(k)\"}"
         }
-        try scene.herald("import", "-", stdin: lines.joined(separator: "\n") + "\n")
+        let imported = try scene.herald("import", "-", stdin: lines.joined(separator: "\n") + "\n")
+        #expect(imported.status == 0, "\(imported.stderr)")
         let received = try scene.server!.waitForNotifications(14, timeout: 25)
         #expect(received.count == 14, "the daemon stalled after \(received.count) popups: \(daemon.log.suffix(500))")
         #expect(daemon.stop(SIGTERM) == 0)
