@@ -34,6 +34,9 @@ let package = Package(
             ]
         ),
         .target(name: "CHeraldSys"),
+        // argc/argv for CommandLine without the standard library's /proc/self/maps scan at
+        // start-up (see herald_argv.c); both programs link it.
+        .target(name: "CHeraldArgv"),
         .target(
             name: "HeraldNotify",
             dependencies: ["CLibNotify", "HeraldCore", .product(name: "Logging", package: "swift-log")]
@@ -41,7 +44,7 @@ let package = Package(
         .executableTarget(
             name: "heraldd",
             dependencies: [
-                "HeraldCore", "HeraldNotify", "CHeraldSys",
+                "HeraldCore", "HeraldNotify", "CHeraldSys", "CHeraldArgv",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -49,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: [
-                "HeraldCore",
+                "HeraldCore", "CHeraldArgv",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The CLI needs no shared library: fully static, it starts about twice as fast
@@ -78,7 +81,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
-        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFuzz"],
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFuzz", "CHeraldArgv"],
                     exclude: ["Fixtures"]),  // read by path, see CalendarSystemdTests
         .testTarget(
             name: "HeraldEndToEndTests",
