@@ -45,7 +45,7 @@ struct Bench: ParsableCommand {
     var idle = 30.0
 
     @Option(help: "Timed runs of 'herald remind' and of 'at' each.")
-    var enqueues = 50
+    var enqueues = 200
 
     @Option(help: "Restarts timed to READY=1.")
     var restarts = 3
