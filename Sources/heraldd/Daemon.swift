@@ -40,6 +40,8 @@ final class Daemon: @unchecked Sendable {
     private var signalSources: [any DispatchSourceSignal] = []
     private var statusDue = false
     private let background = DispatchQueue(label: "herald.maintenance", qos: .utility)
+    /// Writes status.json, in order, off the scheduler's queue (see `writeStatus`).
+    private let statusWriter = DispatchQueue(label: "herald.status", qos: .utility)
     private var writtenStatus: DaemonStatus?
     private let systemd: ServiceNotifier
     private var sentServiceStatus = ""
@@ -279,14 +281,20 @@ final class Daemon: @unchecked Sendable {
             }
         }
         writtenStatus = status
-        let tmp = settings.spool.tmp + "/.status.\(getpid())"
-        do {
-            // Renamed into place but not fsynced: status.json is advice, rewritten as things
-            // change, and an fsync here (milliseconds on a busy disk) would hold up the scheduler.
-            try FileSystem.writeUnsynced(Array(status.json.utf8), tmpPath: tmp, finalPath: settings.spool.statusPath)
-        } catch {
-            logger.error("Cannot write status.json", metadata: ["error": "\(error)"])
+        // Renamed into place but not fsynced: status.json is advice, rewritten as things
+        // change. And written on a queue of its own: replacing the file frees the old one's
+        // blocks, which ext4 mounted with `discard` discards there and then (a few ms, tens
+        // on a busy disk); on the scheduler's queue that held up whatever popup was due
+        // (seen once a second in perf's sched_switch stacks during the benchmark's lateness
+        // phase: blkdev_issue_discard <- ext4_evict_inode <- rename). The last write, as
+        // heraldd stops, is waited for.
+        let (bytes, tmp, path) = (Array(status.json.utf8), settings.spool.tmp + "/.status.\(getpid())", settings.spool.statusPath)
+        let write: @Sendable () -> Void = { [logger] in
+            do { try FileSystem.writeUnsynced(bytes, tmpPath: tmp, finalPath: path) } catch {
+                logger.error("Cannot write status.json", metadata: ["error": "\(error)"])
+            }
         }
+        if running { statusWriter.async(execute: write) } else { statusWriter.sync(execute: write) }
     }
 
     // MARK: reload
