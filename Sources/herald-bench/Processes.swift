@@ -139,7 +139,7 @@ final class Spawned {
 
     func signal(_ sig: Int32) { if status == nil { kill(pid, sig) } }
 
-    static func decode(_ status: Int32) -> Int32 {
+    private static func decode(_ status: Int32) -> Int32 {
         (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
