@@ -20,13 +20,10 @@
  * the link would fail on the duplicate definition: loud, not wrong.
  */
 
+#if defined(__GLIBC__) && defined(__linux__)
+
 static int savedArgc;
 static char **savedArgv;
-
-int herald_argc(void) { return savedArgc; }
-char **herald_argv(void) { return savedArgv; }
-
-#if defined(__GLIBC__) && defined(__linux__)
 
 static char **overrideArgv;
 static int overrideArgc;

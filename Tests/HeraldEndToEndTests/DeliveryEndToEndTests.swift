@@ -170,6 +170,21 @@ struct DeliveryEndToEndTests {
         #expect(daemon.log.contains("info: Stopped"))
     }
 
+    /// status.json is written on a queue of its own; the last write, as heraldd stops, must
+    /// be on disk by the time the process has exited.
+    @Test func statusJsonSaysStoppedOnceHeralddHasExited() throws {
+        let scene = try Scene(server: false)
+        let daemon = try scene.startDaemon(["--notifier", "console"])
+        func pid() -> Int? {
+            let object = try? JSONSerialization.jsonObject(with: Data(scene.read("status.json").utf8)) as? [String: Any]
+            return object?["pid"] as? Int
+        }
+        #expect(waitUntil(timeout: 5) { pid() == Int(daemon.pid) })
+        try scene.herald("remind", "--in", "1h", "tea")
+        #expect(daemon.stop(SIGTERM) == 0)
+        #expect(pid() == 0, "status.json after exit: \(scene.read("status.json"))")
+    }
+
     @Test func sighupReloadsTheConfigAndKeepsItWhenBad() throws {
         let scene = try Scene()
         try scene.writeConfig("profile:\n  name: Old\n  address: Old St\n")
