@@ -148,7 +148,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private func addActions(_ request: NotificationRequest, to notification: UnsafeMutablePointer<NotifyNotification>) {
         for action in request.actions {
             let target = ActionTarget(notifier: self, jobID: request.jobID, occurrence: request.occurrence)
-            herald_add_action(notification, action.key, action.label, { notification, key, data in
+            herald_add_action(notification, action.rawValue, action.label, { notification, key, data in
                 let target = Unmanaged<ActionTarget>.fromOpaque(data!).takeUnretainedValue()
                 target.notifier?.actionInvoked(notification!, key: key.map { String(cString: $0) } ?? "", target: target)
             }, Unmanaged.passRetained(target).toOpaque(), { data in
@@ -163,7 +163,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         _ = notify_notification_close(notification, &error)
         if let error { g_error_free(error) }
         logger.debug("Notification button pressed", metadata: ["job.id": "\(target.jobID)", "action": "\(key)"])
-        actionHandler.call(NotificationAction(jobID: target.jobID, occurrence: target.occurrence, key: key))
+        guard let action = PopupAction(rawValue: key) else { return }
+        actionHandler.call(NotificationAction(jobID: target.jobID, occurrence: target.occurrence, action: action))
     }
 
     private func keepAlive(_ notification: UnsafeMutablePointer<NotifyNotification>) {

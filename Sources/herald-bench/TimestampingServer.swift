@@ -146,11 +146,7 @@ final class TimestampingServer: @unchecked Sendable {
         return String(cString: g_variant_get_string(child, nil))
     }
 
-    static func wallClock() -> Instant {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Instant(microseconds: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1_000)
-    }
+    static func wallClock() -> Instant { SystemClock().now }
 
     private func take(_ error: UnsafeMutablePointer<GError>?) -> String {
         guard let error else { return "unknown error" }

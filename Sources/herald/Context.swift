@@ -44,7 +44,7 @@ struct CLIContext {
         }
         let root = spool ?? config.spool ?? Spool.defaultRoot(environment: environment)
         return CLIContext(config: config, spool: Spool(root: root), zone: TimeZoneRules.local(environment: environment),
-                          now: SystemClock.now, environment: environment)
+                          now: SystemClock().now, environment: environment)
     }
 
     /// Writes a job into the spool's intake.
@@ -106,14 +106,6 @@ struct CLIContext {
     func newID() -> String {
         var rng = SystemRandomNumberGenerator()
         return JobID.random(using: &rng)
-    }
-}
-
-enum SystemClock {
-    static var now: Instant {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Instant(microseconds: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000)
     }
 }
 

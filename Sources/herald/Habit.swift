@@ -232,8 +232,7 @@ struct HabitEntry {
 
     func stats(_ ctx: CLIContext) -> HabitStats {
         let done = log(ctx).read().days
-        guard let calendar = schedule.calendar else { return HabitStats.compute(done: done, today: today(ctx)) { _ in true } }
-        return HabitStats.compute(done: done, today: today(ctx)) { calendar.elapses(on: $0, in: schedule.zone) }
+        return HabitStats.compute(schedule, done: done, today: today(ctx))
     }
 
     /// The next reminder that will really show: days already done are skipped.

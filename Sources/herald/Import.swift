@@ -32,13 +32,14 @@ extension Herald {
         func run() throws {
             let data = try readInput(file)
             let ctx = try CLIContext.load(global)
-            let decoded = JobLines.decode(data, localZone: ctx.zone)
-            var problems = decoded.problems.map { "line \($0.line): \($0.message)" }
+            let decoded = JobBatch.decode(Array(data), localZone: ctx.zone)
+            var problems = decoded.problems.map(\.description)
             var seen = Set<String>()
             var lines: [String] = []
             lines.reserveCapacity(decoded.jobs.count)
             var rng = SystemRandomNumberGenerator()
-            for (number, var job) in decoded.jobs {
+            for (line, var job) in decoded.jobs {
+                let number = line.number
                 if job.id == nil { job.id = JobID.random(using: &rng) }
                 if !seen.insert(job.id!).inserted { problems.append("line \(number): id '\(job.id!)' appears twice") }
                 if job.every == nil, let at = job.at, at <= ctx.now {

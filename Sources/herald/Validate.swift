@@ -30,7 +30,7 @@ extension Herald {
                 let data = try readInput(file)
                 let label = file == "-" ? "<stdin>" : file
                 if file.hasSuffix(".jsonl") {
-                    let results = JobLines.decode(data, localZone: zone)
+                    let results = JobBatch.decode(Array(data), localZone: zone)
                     for problem in results.problems { say("\(label):\(problem.line): \(problem.message)") }
                     bad += results.problems.count
                     if results.problems.isEmpty { say("\(label): ok (\(results.jobs.count) jobs)") }
@@ -71,27 +71,4 @@ func readInput(_ file: String) throws -> Data {
         throw CLIError.data("cannot read '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied or a directory" : "no such file")")
     }
     return data
-}
-
-/// JSON Lines of job documents: each non-blank line one job.
-enum JobLines {
-    struct Problem { var line: Int; var message: String }
-
-    static func decode(_ data: Data, localZone: TimeZoneRules) -> (jobs: [(line: Int, job: Job)], problems: [Problem]) {
-        var jobs: [(Int, Job)] = []
-        var problems: [Problem] = []
-        var number = 0
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            number += 1
-            if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-            if line.count > Job.maximumFileSize {
-                problems.append(Problem(line: number, message: "longer than \(Job.maximumFileSize / 1024) KiB"))
-                continue
-            }
-            do { jobs.append((number, try Job.decode(Data(line), localZone: localZone))) } catch {
-                problems.append(Problem(line: number, message: error.description))
-            }
-        }
-        return (jobs, problems)
-    }
 }

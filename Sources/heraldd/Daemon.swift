@@ -5,12 +5,18 @@ import HeraldCore
 import HeraldNotify
 import Logging
 
-/// The daemon's shell around `Engine`: one serial queue, one wall-clock `DispatchSourceTimer`
-/// armed for the engine's next wake-up, inotify on the spool, the notifier, signals.
+/// The daemon's shell around `Engine`: it turns timers, inotify, signals and the notifier's
+/// answers into events for the engine, and carries out the effects the engine returns, each on
+/// the queue that suits it (ARCHITECTURE.md has the table):
+///
+/// - `herald.scheduler`: the engine itself, the one wall-clock timer, inotify, signals.
+/// - `herald.spool`: small file work for the engine (read a job, rename it, append history).
+/// - `herald.intake`: reading, checking and filing what arrives in `new/`, however large.
+/// - the notifier's GLib thread: popups.
 ///
 /// Everything runs on serial Dispatch queues, never on libdispatch's global concurrent queues
-/// or Swift's global executor (which sits on them): on Linux, the first job on those starts a
-/// thread-pool monitor that wakes the process every second for good. Idle, heraldd sleeps.
+/// or Swift's global executor: on Linux those start a thread-pool monitor that wakes the
+/// process every second for good (BENCHMARKS.md, "Idle"). Idle, heraldd sleeps.
 final class Daemon: @unchecked Sendable {
     struct Settings {
         var spool: Spool
@@ -22,16 +28,20 @@ final class Daemon: @unchecked Sendable {
     }
 
     private let queue = DispatchQueue(label: "herald.scheduler", qos: .userInteractive)
-    private let engine: Engine
+    private let spoolQueue = DispatchQueue(label: "herald.spool", qos: .userInitiated)
+    private let intakeQueue = DispatchQueue(label: "herald.intake", qos: .utility)
     private let notifier: any Notifier
     private let settings: Settings
     private let logger: Logger
     private let lock: SpoolLock
     private let levelBox: LogLevelBox
     private let startedAt: Instant
+    private let clock = SystemClock()
+    private let worker: SpoolWorker
+    private let reader: IntakeReader
     // Queue-confined state.
+    private var engine: Engine
     private var timer: DispatchSourceTimer?
-    private var armedFor: Instant?
     private var watcher: SpoolWatcher?
     private var clockWatcher: ClockChangeWatcher?
     private var zoneWatcher: LocaltimeWatcher?
@@ -39,6 +49,7 @@ final class Daemon: @unchecked Sendable {
     private var maintenance: DispatchSourceTimer?
     private var signalSources: [any DispatchSourceSignal] = []
     private var statusDue = false
+    private var readySent = false
     private let background = DispatchQueue(label: "herald.maintenance", qos: .utility)
     /// Writes status.json, in order, off the scheduler's queue (see `writeStatus`).
     private let statusWriter = DispatchQueue(label: "herald.status", qos: .utility)
@@ -55,8 +66,10 @@ final class Daemon: @unchecked Sendable {
         self.logger = logger
         self.levelBox = levelBox
         self.startedAt = SystemClock().now
-        self.engine = Engine(spool: settings.spool, config: settings.config,
-                             localZone: TimeZoneRules.local(environment: settings.environment), clock: SystemClock(), logger: logger)
+        self.engine = Engine(config: settings.config, localZone: TimeZoneRules.local(environment: settings.environment),
+                             logger: logger)
+        self.worker = SpoolWorker(spool: settings.spool, logger: logger)
+        self.reader = IntakeReader(spool: settings.spool)
         self.systemd = ServiceNotifier(environment: settings.environment)
     }
 
@@ -90,57 +103,101 @@ final class Daemon: @unchecked Sendable {
 
     // MARK: queue only
 
+    /// Hands one event to the engine and carries out what it returns.
+    private func send(_ event: EngineEvent) {
+        apply(engine.handle(event, now: clock.now))
+    }
+
+    /// `send`, from any thread.
+    private func post(_ event: EngineEvent) {
+        queue.async { [self] in send(event) }
+    }
+
     private func startOnQueue() throws {
         let timer = DispatchSource.makeTimerSource(flags: [], queue: queue)
-        timer.setEventHandler { [unowned self] in self.apply(self.engine.tick()) }
+        timer.setEventHandler { [unowned self] in send(.timerFired) }
         timer.resume()
         self.timer = timer
         watcher = try SpoolWatcher(spool: settings.spool, queue: queue) { [unowned self] changes in
-            var effects: [Engine.Effect] = []
-            if changes.overflowed {
-                logger.notice("inotify queue overflowed; rescanning the spool")
-                effects += engine.rescan()
-            } else {
-                if !changes.intake.isEmpty {
-                    let before = engine.pendingCount
-                    effects += engine.intake(names: changes.intake)
-                    if engine.pendingCount - before >= 1000 { releaseFreedMemory() }
-                }
-                if !changes.jobsRemoved.isEmpty || !changes.jobsAdded.isEmpty {
-                    effects += engine.jobsChanged(removed: changes.jobsRemoved, added: changes.jobsAdded)
-                }
-            }
-            apply(effects)
+            if changes.overflowed { return send(.watchOverflowed) }
+            if !changes.intake.isEmpty { send(.intakeAppeared(changes.intake)) }
+            if !changes.jobs.isEmpty { send(.jobsChanged(changes.jobs)) }
         }
-        notifier.onAction { [weak self] action in
-            guard let self else { return }
-            self.queue.async { self.apply(self.engine.actionInvoked(action)) }
-        }
+        notifier.onAction { [weak self] action in self?.post(.actionInvoked(action)) }
         if let libnotify = notifier as? LibNotifyNotifier {
             libnotify.onBusEvents(serverAppeared: { [weak self] in
-                guard let self else { return }
-                self.queue.async {
-                    self.logger.notice("A notification server took the name on the bus")
-                    self.apply(self.engine.serverAppeared())
-                }
+                self?.logger.notice("A notification server took the name on the bus")
+                self?.post(.serverAppeared)
             }, busLost: { [weak self] why in
                 // Everything is on disk; systemd (Restart=on-failure) starts us again.
                 self?.logger.critical("Lost the session bus; exiting so that heraldd is restarted", metadata: ["error": "\(why)"])
+                self?.spoolQueue.sync {}
                 self?.systemd.send("STOPPING=1")
                 exit(69)
             })
         }
-        clockWatcher = try ClockChangeWatcher(queue: queue) { [unowned self] in apply(engine.clockChanged()) }
+        clockWatcher = try ClockChangeWatcher(queue: queue) { [unowned self] in send(.clockChanged) }
         let localtime = settings.environment["HERALD_LOCALTIME"] ?? "/etc/localtime"
         zoneWatcher = try? LocaltimeWatcher(path: localtime, queue: queue) { [unowned self] in localtimeChanged(localtime) }
-        let effects = try engine.start()
-        releaseFreedMemory()
+        // jobs/ is listed here; new/ is read and filed on the intake queue. READY follows once
+        // that is done, or after a second if it is large (a batch files in behind it).
+        let listing = try worker.listJobs()
+        apply(engine.handle(.started(jobs: listing.jobs, strays: listing.strays), now: clock.now))
+        herald_release_free_memory()
+        intakeQueue.async { [self] in  // after the read, which asks for the filing ...
+            queue.async { [self] in
+                intakeQueue.async { [self] in  // ... after the filing
+                    queue.async { [self] in sendReady() }
+                }
+            }
+        }
+        queue.asyncAfter(wallDeadline: .now() + 1) { [self] in sendReady() }
+    }
+
+    /// READY=1, once: the spool is loaded.
+    private func sendReady() {
+        guard !readySent else { return }
+        readySent = true
         systemd.send("READY=1\nSTATUS=\(serviceStatus())\nMAINPID=\(getpid())")
         logger.info("Ready", metadata: ["notifier": "\(settings.notifierName)", "jobs.pending": "\(engine.pendingCount)",
                                         "version": "\(HeraldVersion.string)"])
-        apply(effects)
         startWatchdog()
         startMaintenance()
+    }
+
+    /// Carries out the engine's effects, then refreshes status.json and systemd's status line.
+    private func apply(_ effects: [EngineEffect]) {
+        for effect in effects {
+            switch effect {
+            case .show(let request):
+                notifier.show(request) { [weak self] result in self?.post(.shown(jobID: request.jobID, result)) }
+            case .load(let request):
+                let zone = engine.localZone
+                spoolQueue.async { [self] in post(worker.load(request, localZone: zone)) }
+            case .spool(let operation):
+                spoolQueue.async { [self] in
+                    if let failure = worker.perform(operation, now: clock.now) { post(failure) }
+                }
+            case .listJobs:
+                spoolQueue.async { [self] in
+                    do { post(.jobsListed(try worker.listJobs().jobs)) } catch {
+                        logger.error("Cannot list jobs/", metadata: ["error": "\(error)"])
+                    }
+                }
+            case .readIntake(let request):
+                intakeQueue.async { [self] in reader.read(request, now: clock.now) { post($0) } }
+            case .file(let plan):
+                intakeQueue.async { [self] in
+                    post(worker.file(plan, now: clock.now))
+                    // malloc keeps what a large batch freed; hand it back so RSS does not stay at the peak.
+                    if plan.removeBatch != nil { herald_release_free_memory() }
+                }
+            case .armTimer(let wake):
+                rearm(wake)
+            }
+        }
+        writeStatus()
+        sendServiceStatus()
     }
 
     private func stopOnQueue() {
@@ -149,6 +206,9 @@ final class Daemon: @unchecked Sendable {
         watcher?.cancel()
         clockWatcher?.cancel()
         zoneWatcher?.cancel()
+        // What was shown is recorded before heraldd goes; an intake in progress is simply
+        // taken up again at the next start.
+        spoolQueue.sync {}
         writeStatus(force: true, running: false)
     }
 
@@ -168,7 +228,7 @@ final class Daemon: @unchecked Sendable {
         let source = DispatchSource.makeTimerSource(queue: queue)
         source.schedule(wallDeadline: .now(), repeating: .seconds(86_400), leeway: .seconds(60))
         source.setEventHandler { [unowned self] in
-            let (spool, retention, now) = (settings.spool, engine.config.retention, SystemClock().now)
+            let (spool, retention, now) = (settings.spool, engine.config.retention, clock.now)
             background.async { [logger] in
                 let report = spool.prune(olderThan: retention, now: now)
                 if report.files > 0 || report.historyLines > 0 {
@@ -190,31 +250,14 @@ final class Daemon: @unchecked Sendable {
         let spool = settings.spool
         background.async { [weak self] in
             guard let self else { return }
-            let jobs = spool.localZoneRecurrences(localZone: zone)
-            self.queue.async { self.apply(self.engine.localZoneChanged(to: zone, jobs: jobs)) }
+            self.post(.localZoneChanged(zone, jobs: spool.localZoneRecurrences(localZone: zone)))
         }
-    }
-
-    /// Carries out the engine's effects, then re-arms the timer and refreshes status.json.
-    private func apply(_ effects: [Engine.Effect]) {
-        for effect in effects {
-            switch effect {
-            case .show(let request):
-                notifier.show(request) { [weak self] result in
-                    guard let self else { return }
-                    self.queue.async { self.apply(self.engine.showFinished(request.jobID, result: result)) }
-                }
-            }
-        }
-        rearm()
-        writeStatus()
-        sendServiceStatus()
     }
 
     /// Tells systemd the status line when it changed, at most once a second (a burst of a
     /// thousand popups sends a few messages, not a thousand).
     private func sendServiceStatus(deferred: Bool = false) {
-        guard systemd.isActive, deferred || !serviceStatusDue else { return }
+        guard systemd.isActive, readySent, deferred || !serviceStatusDue else { return }
         serviceStatusDue = false
         let text = serviceStatus()
         guard text != sentServiceStatus else { return }
@@ -229,13 +272,6 @@ final class Daemon: @unchecked Sendable {
         systemd.send("STATUS=" + text)
     }
 
-    /// Hands memory freed after a big load (the spool listing at start, a large batch) back
-    /// to the system: malloc keeps it otherwise, and the daemon's resident size would stay at
-    /// its peak for good.
-    private func releaseFreedMemory() {
-        herald_release_free_memory()
-    }
-
     /// The one-line status systemd shows: "3 jobs pending, next 2026-11-22T14:05:00Z".
     private func serviceStatus() -> String {
         var text = "\(engine.pendingCount) job\(engine.pendingCount == 1 ? "" : "s") pending"
@@ -244,10 +280,8 @@ final class Daemon: @unchecked Sendable {
         return text
     }
 
-    private func rearm() {
-        let wake = engine.nextWakeup()
-        guard wake != armedFor else { return }
-        armedFor = wake
+    /// Arms the one wall-clock timer (CLOCK_REALTIME: a clock step or a suspend moves it with the wall).
+    private func rearm(_ wake: Instant?) {
         if let wake {
             let spec = timespec(tv_sec: Int(wake.seconds), tv_nsec: Int(wake.microsecondOfSecond) * 1000)
             timer?.schedule(wallDeadline: DispatchWallTime(timespec: spec), repeating: .never, leeway: .nanoseconds(0))
@@ -281,13 +315,9 @@ final class Daemon: @unchecked Sendable {
             }
         }
         writtenStatus = status
-        // Renamed into place but not fsynced: status.json is advice, rewritten as things
-        // change. And written on a queue of its own: replacing the file frees the old one's
-        // blocks, which ext4 mounted with `discard` discards there and then (a few ms, tens
-        // on a busy disk); on the scheduler's queue that held up whatever popup was due
-        // (seen once a second in perf's sched_switch stacks during the benchmark's lateness
-        // phase: blkdev_issue_discard <- ext4_evict_inode <- rename). The last write, as
-        // heraldd stops, is waited for.
+        // Not fsynced (status.json is advice), and written on a queue of its own: replacing it
+        // can wait for the disk (BENCHMARKS.md, "status.json off the scheduler's queue").
+        // The last write, as heraldd stops, is waited for.
         let (bytes, tmp, path) = (Array(status.json.utf8), settings.spool.tmp + "/.status.\(getpid())", settings.spool.statusPath)
         let write: @Sendable () -> Void = { [logger] in
             do { try FileSystem.writeUnsynced(bytes, tmpPath: tmp, finalPath: path) } catch {
@@ -306,22 +336,12 @@ final class Daemon: @unchecked Sendable {
         do {
             let config = try ConfigLoader.load(path: settings.configPath, explicit: settings.configExplicit,
                                                environment: settings.environment)
-            engine.reload(config: config)
+            send(.configReloaded(config))
             levelBox.level = Logger.Level(config.logLevel)
             logger.info("Configuration reloaded")
-            apply([])
         } catch {
             logger.error("Configuration not reloaded; keeping the old one", metadata: ["error": "\(error)"])
         }
-    }
-}
-
-/// The system's wall clock (CLOCK_REALTIME), in microseconds.
-struct SystemClock: WallClock {
-    var now: Instant {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Instant(microseconds: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000)
     }
 }
 

@@ -7,12 +7,12 @@ import HeraldCore
 final class SpoolWatcher {
     struct Changes {
         var intake: [String] = []
-        var jobsRemoved: [String] = []
-        var jobsAdded: [String] = []
+        /// In the order the kernel reported them.
+        var jobs: [JobsChange] = []
         /// The kernel dropped events: the caller must rescan.
         var overflowed = false
 
-        var isEmpty: Bool { intake.isEmpty && jobsRemoved.isEmpty && jobsAdded.isEmpty && !overflowed }
+        var isEmpty: Bool { intake.isEmpty && jobs.isEmpty && !overflowed }
     }
 
     private let fd: Int32
@@ -36,9 +36,7 @@ final class SpoolWatcher {
         // One buffer for the watcher's life, never zero-filled: the kernel writes what it reads.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
         source.setEventHandler {
-            // The handler renames files itself (new/ into jobs/, jobs/ into done/); the events
-            // that causes are already queued when it returns, so they are handled now, in the
-            // same wake-up, rather than waking the daemon a second time.
+            // Several batches of events may be waiting; handled in one wake-up.
             var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, buffer: buffer)
             while !changes.isEmpty {
                 handler(changes)
@@ -75,8 +73,8 @@ final class SpoolWatcher {
                 if wd == newWatch {
                     changes.intake.append(name)
                 } else if wd == jobsWatch {
-                    if mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { changes.jobsRemoved.append(name) }
-                    if mask & UInt32(IN_MOVED_TO) != 0 { changes.jobsAdded.append(name) }
+                    if mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { changes.jobs.append(.removed(name)) }
+                    if mask & UInt32(IN_MOVED_TO) != 0 { changes.jobs.append(.added(name)) }
                 }
             }
         }

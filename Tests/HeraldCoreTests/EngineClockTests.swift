@@ -11,12 +11,12 @@ struct EngineClockTests {
 
     func at(_ text: String) -> Instant { ISO8601.parseInstant(text)! }
 
-    func engine(_ config: HeraldConfig = HeraldConfig(), zone: TimeZoneRules = .utc) -> Engine {
-        Engine(spool: spool, config: config, localZone: zone, clock: clock, logger: logs.logger())
+    func engine(_ config: HeraldConfig = HeraldConfig(), zone: TimeZoneRules = .utc) -> EngineDriver {
+        EngineDriver(spool: spool, config: config, localZone: zone, clock: clock, logger: logs.logger())
     }
 
     @discardableResult
-    func show(_ effects: [Engine.Effect], _ engine: Engine) -> [NotificationRequest] { showAll(effects, engine) }
+    func show(_ shown: [NotificationRequest], _ driver: EngineDriver) -> [NotificationRequest] { shown }
 
     func submit(_ jobs: Job...) throws {
         try spool.prepare()

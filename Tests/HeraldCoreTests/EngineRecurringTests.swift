@@ -9,15 +9,15 @@ struct EngineRecurringTests {
     let logs = MemoryLogHandlerBox()
     var spool: Spool { Spool(root: dir.path + "/spool") }
 
-    func engine(_ config: HeraldConfig = HeraldConfig()) -> Engine {
-        Engine(spool: spool, config: config, localZone: .utc, clock: clock, logger: logs.logger())
+    func engine(_ config: HeraldConfig = HeraldConfig()) -> EngineDriver {
+        EngineDriver(spool: spool, config: config, localZone: .utc, clock: clock, logger: logs.logger())
     }
 
     func at(_ text: String) -> Instant { ISO8601.parseInstant(text)! }
 
     /// Shows each requested popup successfully; returns what was shown.
     @discardableResult
-    func show(_ effects: [Engine.Effect], _ engine: Engine) -> [NotificationRequest] { showAll(effects, engine) }
+    func show(_ shown: [NotificationRequest], _ driver: EngineDriver) -> [NotificationRequest] { shown }
 
     func history() -> [HistoryRecord] {
         let text = (try? String(contentsOfFile: spool.historyPath, encoding: .utf8)) ?? ""
@@ -65,11 +65,11 @@ struct EngineRecurringTests {
         clock.set(at("2026-11-22T09:00:00Z"))
         let first = show(e.tick(), e)
         #expect(first.map(\.summary) == ["Drink water"])
-        #expect(first.first?.actions.map(\.key) == ["done", "snooze"])
+        #expect(first.first?.actions == [.done, .snooze])
         #expect(first.first?.icon == "water")
         #expect(first.first?.body == "Start a streak today · done not yet")
         // Done from the popup: today's completion, and no more reminders today.
-        #expect(e.actionInvoked(NotificationAction(jobID: "water", occurrence: at("2026-11-22T09:00:00Z"), key: "done")).isEmpty)
+        #expect(e.actionInvoked(NotificationAction(jobID: "water", occurrence: at("2026-11-22T09:00:00Z"), action: .done)).isEmpty)
         #expect(HabitLog(spool: spool, id: "water").read().days == [LocalDate(parsing: "2026-11-22")!])
         clock.set(at("2026-11-22T10:00:00Z"))
         #expect(show(e.tick(), e).isEmpty)
@@ -89,7 +89,7 @@ struct EngineRecurringTests {
             _ = try e.start()
             clock.set(at("2026-11-22T09:00:00Z"))
             #expect(show(e.tick(), e).count == 1)
-            _ = e.actionInvoked(NotificationAction(jobID: "stretch", occurrence: at("2026-11-22T09:00:00Z"), key: "snooze"))
+            _ = e.actionInvoked(NotificationAction(jobID: "stretch", occurrence: at("2026-11-22T09:00:00Z"), action: .snooze))
             #expect(e.nextWakeup() == at("2026-11-22T09:10:00Z"))
         }
         let name = try #require(spool.pendingJobs().jobs.first)
@@ -109,7 +109,7 @@ struct EngineRecurringTests {
         clock.set(at("2026-11-22T09:00:00Z"))
         show(e.tick(), e)
         #expect(files(in: spool.done).count == 1)
-        _ = e.actionInvoked(NotificationAction(jobID: "tea", occurrence: at("2026-11-22T09:00:00Z"), key: "snooze"))
+        _ = e.actionInvoked(NotificationAction(jobID: "tea", occurrence: at("2026-11-22T09:00:00Z"), action: .snooze))
         #expect(files(in: spool.done).isEmpty)
         clock.set(at("2026-11-22T09:10:00Z"))
         #expect(show(e.tick(), e).map(\.summary) == ["Tea"])

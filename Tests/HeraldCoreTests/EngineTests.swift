@@ -9,23 +9,16 @@ struct EngineTests {
     let logs = MemoryLogHandlerBox()
     var spool: Spool { Spool(root: dir.path + "/spool") }
 
-    func makeEngine(_ config: HeraldConfig = HeraldConfig()) -> Engine {
-        Engine(spool: spool, config: config, clock: clock, logger: logs.logger(level: .info))
+    func makeEngine(_ config: HeraldConfig = HeraldConfig()) -> EngineDriver {
+        EngineDriver(spool: spool, config: config, clock: clock, logger: logs.logger(level: .info))
     }
 
-    /// Shows every requested popup (succeeding or failing as `notifier` says) until none is left.
+    /// What `body` showed, with `notifier` answering for the driver.
     @discardableResult
-    func run(_ effects: [Engine.Effect], on engine: Engine, notifier: RecordingNotifier) -> [NotificationRequest] {
-        var queue = effects
-        var shown: [NotificationRequest] = []
-        while !queue.isEmpty {
-            guard case .show(let request) = queue.removeFirst() else { continue }
-            let outcome = OutcomeBox()
-            notifier.show(request) { outcome.value = $0 }
-            if case .success = outcome.value { shown.append(request) }
-            queue += engine.showFinished(request.jobID, result: outcome.value)
-        }
-        return shown
+    func run(_ body: @autoclosure () throws -> [NotificationRequest], on driver: EngineDriver,
+             notifier: RecordingNotifier) rethrows -> [NotificationRequest] {
+        driver.notifier = notifier
+        return try body()
     }
 
     func submit(_ job: Job) throws {
@@ -43,7 +36,7 @@ struct EngineTests {
         try submit(Job(kind: .reminder, id: "r1", at: due, text: "Stretch"))
         let engine = makeEngine()
         let notifier = RecordingNotifier()
-        #expect(run(try engine.start(), on: engine, notifier: notifier).isEmpty)
+        #expect(try run(try engine.start(), on: engine, notifier: notifier).isEmpty)
         #expect(files(in: spool.jobs) == ["r1@\(due.microseconds).json"])
         #expect(engine.nextWakeup() == due)
         clock.advance(by: .seconds(9))
@@ -79,14 +72,14 @@ struct EngineTests {
     @Test func aPastHeadsUpFiresAtOnceWithTheMinutesLeft() throws {
         try submit(Job(kind: .delivery, id: "d2", at: clock.now + .minutes(4), recipient: .init(name: "A", address: "B"), lead: .minutes(15)))
         let engine = makeEngine()
-        let shown = run(try engine.start(), on: engine, notifier: RecordingNotifier())
+        let shown = try run(try engine.start(), on: engine, notifier: RecordingNotifier())
         #expect(shown.map(\.summary) == ["Delivery in 4 min"])
     }
 
     @Test func aHeadsUpAfterTheArrivalIsSkipped() throws {
         try submit(Job(kind: .delivery, id: "d3", at: clock.now - .minutes(1), recipient: .init(name: "A", address: "B"), lead: .minutes(15)))
         let engine = makeEngine()
-        let shown = run(try engine.start(), on: engine, notifier: RecordingNotifier())
+        let shown = try run(try engine.start(), on: engine, notifier: RecordingNotifier())
         #expect(shown.map(\.summary) == ["Your delivery is here"])
         #expect(history().map(\.outcome) == [.skipped, .shown])
     }
@@ -98,7 +91,7 @@ struct EngineTests {
         dir.write("spool/new/shared.json", Job(kind: .reminder, at: clock.now, text: "x").encoded(), mode: 0o666)
         try spool.submit(Job(kind: .reminder, id: "good", at: clock.now, text: "still fires"))
         let engine = makeEngine()
-        let shown = run(try engine.start(), on: engine, notifier: RecordingNotifier())
+        let shown = try run(try engine.start(), on: engine, notifier: RecordingNotifier())
         #expect(shown.map(\.summary) == ["still fires"])
         #expect(files(in: spool.failed) == ["broken.json", "broken.json.reason", "shared.json", "shared.json.reason",
                                             "unknown.json", "unknown.json.reason"])
@@ -112,7 +105,7 @@ struct EngineTests {
         let engine = makeEngine()
         let notifier = RecordingNotifier()
         notifier.failure = NotifierError(.noServer, detail: "org.freedesktop.DBus.Error.ServiceUnknown")
-        #expect(run(try engine.start(), on: engine, notifier: notifier).isEmpty)
+        #expect(try run(try engine.start(), on: engine, notifier: notifier).isEmpty)
         #expect(files(in: spool.jobs).count == 1)
         #expect(engine.isBlocked)
         #expect(engine.lastError?.kind == .noServer)
@@ -164,7 +157,7 @@ struct EngineTests {
             run(engine.tick(), on: engine, notifier: RecordingNotifier())
         }
         let restarted = makeEngine()
-        #expect(run(try restarted.start(), on: restarted, notifier: RecordingNotifier()).isEmpty)
+        #expect(try run(try restarted.start(), on: restarted, notifier: RecordingNotifier()).isEmpty)
         #expect(restarted.pendingCount == 1)
         #expect(restarted.nextWakeup() == arrival)
     }
@@ -216,7 +209,7 @@ struct EngineTests {
                              recipient: .init(name: "Zoë Private", address: "7 Hidden Lane"), lead: .minutes(15)))
         dir.write("spool/new/bad.json", "{\"version\":1,\"kind\":\"delivery\",\"at\":\"2026-11-22T10:00Z\",\"recipient\":\"Zoë Private\"}")
         let engine = makeEngine()
-        run(try engine.start(), on: engine, notifier: RecordingNotifier())
+        try run(try engine.start(), on: engine, notifier: RecordingNotifier())
         clock.advance(by: .minutes(1))
         run(engine.tick(), on: engine, notifier: RecordingNotifier())
         #expect(logs.lines.count >= 4)
@@ -224,8 +217,4 @@ struct EngineTests {
             #expect(!line.contains("Zoë") && !line.contains("Hidden") && !line.contains("Secret"), "\(line)")
         }
     }
-}
-
-final class OutcomeBox: @unchecked Sendable {
-    var value: Result<Void, NotifierError> = .success(())
 }

@@ -81,16 +81,3 @@ func runProgram(_ path: String, _ arguments: [String], environment: [String: Str
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
-
-/// Shows each popup the engine asks for, succeeding, until none is left; returns them.
-@discardableResult
-func showAll(_ effects: [Engine.Effect], _ engine: Engine) -> [NotificationRequest] {
-    var queue = effects
-    var shown: [NotificationRequest] = []
-    while !queue.isEmpty {
-        guard case .show(let r) = queue.removeFirst() else { continue }
-        shown.append(r)
-        queue += engine.showFinished(r.jobID, result: .success(()))
-    }
-    return shown
-}

@@ -19,8 +19,7 @@ public struct MessageRenderer: Sendable {
     }
 
     /// The buttons on a habit's popup.
-    public static let habitActions = [NotificationRequest.Action(key: "done", label: "Done"),
-                                      NotificationRequest.Action(key: "snooze", label: "Snooze")]
+    public static let habitActions: [PopupAction] = [.done, .snooze]
 
     /// A job fired more than this after its due time is marked late.
     public static let lateThreshold = Span.minutes(1)

@@ -1,11 +1,5 @@
 /// One popup, ready for a notifier: what the user sees and the hints that go with it.
 public struct NotificationRequest: Sendable, Equatable {
-    public struct Action: Sendable, Equatable {
-        public var key: String
-        public var label: String
-        public init(key: String, label: String) { self.key = key; self.label = label }
-    }
-
     public var jobID: String
     /// The occurrence this popup is for (a habit's day, a snooze's subject).
     public var occurrence: Instant
@@ -16,10 +10,11 @@ public struct NotificationRequest: Sendable, Equatable {
     public var urgency: Job.Urgency
     /// The freedesktop category hint, e.g. `x-herald.delivery`.
     public var category: String
-    public var actions: [Action]
+    /// The buttons, in order.
+    public var actions: [PopupAction]
 
     public init(jobID: String, occurrence: Instant = .epoch, summary: String, body: String, icon: String? = nil,
-                urgency: Job.Urgency = .normal, category: String, actions: [Action] = []) {
+                urgency: Job.Urgency = .normal, category: String, actions: [PopupAction] = []) {
         self.jobID = jobID; self.occurrence = occurrence; self.summary = summary; self.body = body; self.icon = icon
         self.urgency = urgency; self.category = category; self.actions = actions
     }
@@ -48,9 +43,10 @@ public struct NotifierError: Error, Sendable, Equatable, CustomStringConvertible
 public struct NotificationAction: Sendable, Equatable {
     public var jobID: String
     public var occurrence: Instant
-    /// The action's key: "done", "snooze".
-    public var key: String
-    public init(jobID: String, occurrence: Instant, key: String) { self.jobID = jobID; self.occurrence = occurrence; self.key = key }
+    public var action: PopupAction
+    public init(jobID: String, occurrence: Instant, action: PopupAction) {
+        self.jobID = jobID; self.occurrence = occurrence; self.action = action
+    }
 }
 
 /// Shows notifications. Implementations call `completion` exactly once, on any thread.

@@ -65,11 +65,10 @@ extension Spool {
             }
             if file.hasSuffix(".jsonl") {
                 let stem = String(file.dropLast(6))
-                for (k, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
-                where !line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
-                    let job = try? Job.decode(Data(line), localZone: localZone)
-                    result.append(PendingJob(id: job?.id ?? "\(stem)-\(k + 1)", location: .batch(file, line: k + 1), job: job,
-                                             fireAt: first(job),
+                for line in JobBatch.lines(bytes) {
+                    let job = line.bytes.count <= Job.maximumFileSize ? try? Job.decode(Data(line.bytes), localZone: localZone) : nil
+                    result.append(PendingJob(id: job?.id ?? JobBatch.defaultID(stem: stem, line: line.number),
+                                             location: .batch(file, line: line.number), job: job, fireAt: first(job),
                                              problem: job == nil ? "not a valid job" : nil))
                 }
             } else {

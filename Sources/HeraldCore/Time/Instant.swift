@@ -46,15 +46,6 @@ public protocol WallClock: Sendable {
     var now: Instant { get }
 }
 
-/// A clock that only moves when told to: for tests of time-dependent logic.
-public final class ManualClock: WallClock, @unchecked Sendable {
-    private var current: Instant
-    public init(_ start: Instant) { current = start }
-    public var now: Instant { current }
-    public func advance(by span: Span) { current = current + span }
-    public func set(_ instant: Instant) { current = instant }
-}
-
 extension Int64 {
     /// Division rounding towards negative infinity.
     @inlinable func floorDiv(_ d: Int64) -> Int64 {

@@ -33,6 +33,12 @@ public struct HistoryRecord: Sendable, Equatable {
         self.outcome = outcome; self.title = title; self.note = note
     }
 
+    /// A reminder's text as its history title: the first line, at most 80 characters.
+    public static func title(_ text: String) -> String {
+        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: true).first.map(String.init) ?? ""
+        return line.count > 80 ? String(line.prefix(79)) + "…" : line
+    }
+
     /// How late it happened.
     public var lateness: Span { time - due }
 

@@ -37,13 +37,20 @@ public struct DaemonStatus: Sendable, Equatable {
     }
 
     /// The `pending` count from status.json's text without decoding all of it (the CLI reads
-    /// it on every enqueue, to enforce limits.jobs).
+    /// it on every enqueue, to enforce limits.jobs). The key `"pending"` cannot occur inside a
+    /// JSON string (its quotes would be escaped there), so the first match is the member.
     public static func pendingCount(json bytes: [UInt8]) -> Int? {
-        let key = Array("\"pending\": ".utf8)
+        let key = Array("\"pending\"".utf8)
         guard bytes.count > key.count else { return nil }
+        func skipSpace(_ k: inout Int) { while k < bytes.count, [32, 9, 10, 13].contains(bytes[k]) { k += 1 } }
         for start in 0...(bytes.count - key.count) where bytes[start..<(start + key.count)].elementsEqual(key) {
-            var n = 0, k = start + key.count, digits = 0
-            while k < bytes.count, bytes[k] >= 48, bytes[k] <= 57 { n = n * 10 + Int(bytes[k] - 48); k += 1; digits += 1 }
+            var k = start + key.count
+            skipSpace(&k)
+            guard k < bytes.count, bytes[k] == UInt8(ascii: ":") else { return nil }
+            k += 1
+            skipSpace(&k)
+            var n = 0, digits = 0
+            while k < bytes.count, bytes[k] >= 48, bytes[k] <= 57, digits < 18 { n = n * 10 + Int(bytes[k] - 48); k += 1; digits += 1 }
             return digits > 0 ? n : nil
         }
         return nil

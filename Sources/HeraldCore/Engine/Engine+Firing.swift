@@ -1,0 +1,152 @@
+extension Engine {
+    /// Carries out the outbox's actions: each due job's document is asked for; a job that is
+    /// gone meanwhile is settled at once.
+    mutating func perform(_ actions: [Outbox.Action], now: Instant) -> [EngineEffect] {
+        var effects: [EngineEffect] = []
+        var queue = actions
+        while !queue.isEmpty {
+            guard case .show(let item) = queue.removeFirst() else { continue }
+            guard let name = current[item.id] else {  // cancelled meanwhile
+                queue += outbox.shown(item.id)
+                continue
+            }
+            loading[item.id] = (name, item.due)
+            effects.append(.load(LoadRequest(name: name, purpose: .fire(due: item.due))))
+        }
+        return effects
+    }
+
+    mutating func loaded(_ request: LoadRequest, _ result: Result<LoadedJob, SpoolFileError>, now: Instant) -> [EngineEffect] {
+        switch request.purpose {
+        case .action(let action, let occurrence):
+            guard case .success(let loaded) = result else {
+                logger.notice("Button pressed for a job that is gone", metadata: ["job.id": "\(request.id)"])
+                return []
+            }
+            return completeAction(action, job: loaded, id: request.id, occurrence: occurrence, now: now)
+        case .fire:
+            guard let (name, due) = loading.removeValue(forKey: request.id) else { return [] }
+            let id = name.id
+            guard current[id] == name else {
+                // Cancelled, or snoozed or rescheduled from the CLI, while it was read.
+                if let moved = current[id] { scheduler.schedule(id, at: moved.fireAt) }
+                return perform(outbox.shown(id), now: now)
+            }
+            switch result {
+            case .success(let loaded):
+                return prepare(loaded, name: name, due: due, now: now)
+            case .failure(let error):
+                forget(id)
+                let effects = [
+                    quarantineJobFile(name.description, reason: error.description, redacted: error.redacted),
+                    EngineEffect.spool(.appendHistory(HistoryRecord(time: now, id: id, kind: nil, role: nil, due: due,
+                                                                    outcome: .failed, note: error.redacted))),
+                ]
+                return effects + perform(outbox.shown(id), now: now)
+            }
+        }
+    }
+
+    /// Shows a due occurrence, or settles it without a popup (missed, skipped).
+    mutating func prepare(_ loaded: LoadedJob, name: JobFileName, due: Instant, now: Instant) -> [EngineEffect] {
+        let job = loaded.job
+        let schedule: JobSchedule
+        do { schedule = try JobSchedule(job, localZone: localZone) } catch {
+            forget(name.id)
+            return [quarantineJobFile(name.description, reason: error.description, redacted: error.reason)]
+                + perform(outbox.shown(name.id), now: now)
+        }
+        let firing = Firing(name: name, job: job, schedule: schedule, due: due)
+        var settled: [EngineEffect]? = nil
+        if now - name.fireAt > config.catchUpGrace {
+            // Came due while Herald was down or the machine asleep, too long ago to show.
+            settled = record(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
+        } else if job.role(of: name.occurrence) == .headsUp, name.snoozedUntil == nil, let arrival = job.at, now >= arrival {
+            // The arrival itself is due: a heads-up now would only repeat it.
+            settled = record(firing, outcome: .skipped, now: now, note: "arrival already due")
+        }
+        var stats: HabitStats? = nil
+        if settled == nil, job.kind == .habit {
+            let day = LocalDate(name.occurrence, in: schedule.zone)
+            let log = loaded.habitLog ?? HabitLog.Contents(days: [], problems: [])
+            reportLogProblems(log, id: name.id)
+            if log.days.contains(day) {
+                // Quiet for the rest of that day: resume with the next day's first reminder.
+                settled = record(firing, outcome: .skipped, now: now, note: "done for the day",
+                                 resumeAfter: day.adding(days: 1).start(in: schedule.zone) - Span(microseconds: 1))
+            } else {
+                stats = HabitStats.compute(schedule, done: log.days, today: day)
+            }
+        }
+        // Settled without a popup: the next occurrence may be due already (an arrival after its skipped heads-up).
+        if let settled { return settled + perform(outbox.shown(name.id), now: now) + tick(now: now) }
+        showing[name.id] = firing
+        let request = MessageRenderer(config: config).render(job, id: name.id, due: name.occurrence, now: now, stats: stats)
+        logger.debug("Showing notification",
+                     metadata: ["job.id": "\(name.id)", "summary": "\(request.summary)", "body": "\(request.body)"])
+        return [.show(request)]
+    }
+
+    /// The notifier finished with job `id`'s popup.
+    mutating func shown(_ id: String, _ result: Result<Void, NotifierError>, now: Instant) -> [EngineEffect] {
+        switch result {
+        case .success:
+            if lastError != nil {
+                logger.notice("Notifications are getting through again")
+                lastError = nil
+                lastErrorAt = nil
+            }
+            var effects: [EngineEffect] = []
+            if let firing = showing.removeValue(forKey: id) { effects = record(firing, outcome: .shown, now: now) }
+            return effects + perform(outbox.shown(id), now: now)
+        case .failure(let error):
+            showing.removeValue(forKey: id)
+            let actions = outbox.failed(id, now: now)
+            if lastError != error {
+                logger.warning("Cannot show notifications; due jobs wait and are retried",
+                               metadata: ["error": "\(error)", "retry.at": "\(outbox.retryAt.map { "\($0)" } ?? "-")"])
+            }
+            lastError = error
+            lastErrorAt = now
+            return perform(actions, now: now)
+        }
+    }
+
+    /// Moves a job past the occurrence that just fired (or was skipped) and logs it; with
+    /// `resumeAfter`, a recurring job skips everything up to that time.
+    mutating func record(_ f: Firing, outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil,
+                         resumeAfter: Instant? = nil) -> [EngineEffect] {
+        let id = f.name.id
+        let role = f.job.role(of: f.name.occurrence)
+        var effects: [EngineEffect] = [
+            .spool(.appendHistory(HistoryRecord(time: now, id: id, kind: f.job.kind, role: role, due: f.name.occurrence,
+                                                outcome: outcome, title: f.job.title ?? f.job.text.map(HistoryRecord.title),
+                                                note: note))),
+        ]
+        guard current[id] == f.name else {
+            if let moved = current[id] {
+                scheduler.schedule(id, at: moved.fireAt)  // snoozed or rescheduled while it fired
+            } else {
+                logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"])
+            }
+            return effects
+        }
+        if let next = f.schedule.next(after: max(f.name.occurrence, resumeAfter ?? f.name.occurrence), now: now) {
+            effects.append(move(f.name, to: JobFileName(id: id, occurrence: next)))
+        } else {
+            current.removeValue(forKey: id)
+            effects.append(.spool(.finish(f.name)))
+        }
+        let lateMs = (now - f.due).microseconds / 1000
+        logger.info(outcome == .shown ? "Job fired" : outcome == .missed ? "Job occurrence missed" : "Job occurrence skipped",
+                    metadata: ["job.id": "\(id)", "job.kind": "\(f.job.kind.rawValue)", "job.role": "\(role.rawValue)",
+                               "late.ms": "\(lateMs)"])
+        return effects
+    }
+
+    func reportLogProblems(_ log: HabitLog.Contents, id: String) {
+        guard !log.problems.isEmpty else { return }
+        logger.warning("Habit log has unreadable lines; they are ignored",
+                       metadata: ["job.id": "\(id)", "file": "habits/\(id).jsonl", "problem": "\(log.problems[0])"])
+    }
+}

@@ -1,0 +1,130 @@
+extension Engine {
+    /// Decides about files read from `new/`: valid jobs with a free id and room in the spool
+    /// are accepted (and filed by the intake queue), the rest refused. A batch arrives in parts;
+    /// its first part decides for all of it whether it fits under the limit.
+    mutating func intake(_ files: [IntakeFile], now: Instant) -> [EngineEffect] {
+        var plan = FilingPlan()
+        var effects: [EngineEffect] = []
+        for file in files {
+            switch file {
+            case .gone:
+                continue
+            case .refused(let name, let refusal):
+                effects += refuse(name, refusal, in: &plan, now: now)
+            case .single(let name, let candidate):
+                let id = candidate.id ?? freshID(hint: name)
+                if let problem = admissionProblem(id: id, adding: 1) {
+                    effects += refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
+                    continue
+                }
+                let target = JobFileName(id: id, occurrence: candidate.first)
+                accept(target)
+                plan.moves.append(.init(file: name, name: target, fixMode: candidate.mode != 0o600))
+                logger.info("Job accepted", metadata: ["job.id": "\(id)", "job.kind": "\(candidate.kind.rawValue)",
+                                                       "job.due": "\(target.fireAt)"])
+            case .batch(let name, let candidates, let total, let isFirst, let isLast):
+                if isFirst {
+                    if current.count + total > config.maxJobs {
+                        let problem = "\(total) more jobs would pass the spool's limit of \(config.maxJobs) (limits.jobs)"
+                        effects += refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
+                        batches[name] = .some(nil)
+                    } else {
+                        batches[name] = BatchCounts()
+                    }
+                }
+                guard case .some(.some(var counts)) = batches[name] else {
+                    if isLast { batches.removeValue(forKey: name) }
+                    continue
+                }
+                plan.batch = name
+                plan.isLastPart = isLast
+                for candidate in candidates {
+                    // A batch taken in again after a crash skips the ids it already filed.
+                    guard let id = candidate.id, current[id] == nil else { counts.skipped += 1; continue }
+                    let target = JobFileName(id: id, occurrence: candidate.first)
+                    accept(target)
+                    plan.writes.append(.init(name: target, line: candidate.line))
+                    counts.added += 1
+                }
+                batches[name] = counts
+            }
+        }
+        if !plan.isEmpty { effects.append(.file(plan)) }
+        return effects
+    }
+
+    /// Jobs the intake queue has put into `jobs/` are scheduled from now on.
+    mutating func filed(_ result: FilingResult, now: Instant) -> [EngineEffect] {
+        for name in result.filed where filing.remove(name.id) != nil {
+            if current[name.id] == name { adopt(name) }
+        }
+        for name in result.failed where filing.remove(name.id) != nil {
+            ownNames.remove(name)
+            if current[name.id] == name { current.removeValue(forKey: name.id) }
+        }
+        var effects: [EngineEffect] = []
+        if let batch = result.batch, case .some(.some(var counts)) = batches[batch] {
+            counts.failed += result.failed.count
+            batches[batch] = counts
+            if result.isLastPart {
+                if counts.failed == 0 {
+                    var plan = FilingPlan()
+                    plan.removeBatch = batch
+                    effects.append(.file(plan))
+                } else {
+                    batches.removeValue(forKey: batch)
+                    logger.error("Cannot write every job of a batch; the batch stays in new/",
+                                 metadata: ["file": "\(batch)", "jobs.failed": "\(counts.failed)"])
+                }
+            }
+        }
+        if let batch = result.removedBatch, case .some(.some(let counts)) = batches.removeValue(forKey: batch) {
+            logger.info("Batch accepted", metadata: ["file": "\(batch)", "jobs.added": "\(counts.added)",
+                                                     "jobs.skipped": "\(counts.skipped)"])
+        }
+        return effects + tick(now: now)
+    }
+
+    /// A batch being taken in: its jobs so far.
+    struct BatchCounts: Sendable {
+        var added = 0
+        var skipped = 0
+        var failed = 0
+    }
+
+    /// Why a job with `id` cannot be taken in now, or nil when it can.
+    func admissionProblem(id: String, adding: Int) -> String? {
+        if current.count + adding > config.maxJobs {
+            return "the spool already holds \(current.count) jobs, its limit (limits.jobs)"
+        }
+        if current[id] != nil { return "job id '\(id)' is already pending" }
+        return nil
+    }
+
+    mutating func accept(_ name: JobFileName) {
+        current[name.id] = name
+        filing.insert(name.id)
+        ownNames.insert(name)
+    }
+
+    /// Moves a file from `new/` to `failed/` (in the filing plan) and records it in the history.
+    func refuse(_ file: String, _ refusal: IntakeRefusal, in plan: inout FilingPlan, now: Instant) -> [EngineEffect] {
+        plan.refusals.append(.init(file: file, reason: refusal.reason))
+        logger.warning("Bad job file moved to failed/", metadata: ["file": "new/\(file)", "reason": "\(refusal.redacted)"])
+        logger.debug("Bad job file, full reason", metadata: ["file": "\(file)", "reason": "\(refusal.reason)"])
+        let stem = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
+        return [.spool(.appendHistory(HistoryRecord(time: now, id: stem, kind: nil, role: nil, due: now, outcome: .failed,
+                                                    note: "new/\(file) moved to failed/: \(refusal.redacted)")))]
+    }
+
+    /// The id for a job file without one: its file name when that is a free, valid id, else a random one.
+    func freshID(hint fileName: String) -> String {
+        let stem = fileName.hasSuffix(".json") ? String(fileName.dropLast(5)) : fileName
+        if Job.isValidID(stem), current[stem] == nil { return stem }
+        var rng = SystemRandomNumberGenerator()
+        while true {
+            let id = JobID.random(using: &rng)
+            if current[id] == nil { return id }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+extension Engine {
+    /// Files came or went in `jobs/`. The engine's own renames are recognised and ignored;
+    /// anything else (a cancel, a snooze or a reschedule by the CLI) updates the schedule.
+    mutating func jobsChanged(_ changes: [JobsChange], now: Instant) -> [EngineEffect] {
+        for change in changes {
+            switch change {
+            case .removed(let raw):
+                guard let name = JobFileName(parsing: raw), current[name.id] == name, !filing.contains(name.id) else { continue }
+                forget(name.id)
+                logger.info("Job removed from the spool", metadata: ["job.id": "\(name.id)"])
+            case .added(let raw):
+                guard let name = JobFileName(parsing: raw) else { continue }
+                // Its own rename (or filing), reported now: already known.
+                if ownNames.remove(name) != nil || current[name.id] == name { continue }
+                adopt(name)
+                logger.info("Job rescheduled", metadata: ["job.id": "\(name.id)", "job.due": "\(name.fireAt)"])
+            }
+        }
+        return tick(now: now)
+    }
+
+    /// After inotify lost events: what `jobs/` holds now against what the engine believes.
+    /// Jobs still being filed are not on disk yet and are left alone.
+    mutating func jobsListed(_ names: [JobFileName], now: Instant) -> [EngineEffect] {
+        let onDisk = Set(names)
+        var changes: [JobsChange] = current.values.filter { !onDisk.contains($0) && !filing.contains($0.id) }
+            .map { .removed($0.description) }
+        let known = Set(current.values)
+        changes += names.filter { !known.contains($0) }.map { .added($0.description) }
+        return jobsChanged(changes, now: now)
+    }
+}

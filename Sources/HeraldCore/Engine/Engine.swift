@@ -1,0 +1,219 @@
+import Logging
+
+/// The daemon's decisions, without its shell: given an event and the time, what changes and
+/// what must be done. A value-type state machine in the style of hummingbird's: it does no I/O,
+/// reads no clock and owns no timer. heraldd feeds it events on one serial queue and carries out
+/// the `EngineEffect`s it returns on the queues that suit them; tests drive it with a manual clock.
+///
+/// The engine's picture of the spool runs ahead of the disk: it updates its state as it asks
+/// for a rename, and a failed rename comes back as `.operationFailed`.
+public struct Engine: Sendable {
+    public private(set) var config: HeraldConfig
+    /// The zone for jobs that name none (the system's; changes with /etc/localtime).
+    public internal(set) var localZone: TimeZoneRules
+    var logger: Logger
+
+    var scheduler = Scheduler()
+    var outbox = Outbox()
+    /// Every accepted job, by id: its current file name in `jobs/` (or the one it is being filed as).
+    var current: [String: JobFileName] = [:]
+    /// Accepted jobs whose files the intake queue is still putting into `jobs/`.
+    var filing: Set<String> = []
+    /// Names the engine asked to create in `jobs/`, until inotify reports them: so its own
+    /// renames, reported late, are not taken for someone else's.
+    var ownNames: Set<JobFileName> = []
+    /// Due jobs whose documents are being read, with the time they were due.
+    var loading: [String: (name: JobFileName, due: Instant)] = [:]
+    /// Popups handed to the notifier, until it answers.
+    var showing: [String: Firing] = [:]
+    /// Batches being taken in; refused ones are nil until their last part has passed.
+    var batches: [String: BatchCounts?] = [:]
+    var armed: Instant?? = .none
+    public internal(set) var lastError: NotifierError?
+    public internal(set) var lastErrorAt: Instant?
+
+    /// One occurrence on its way to the screen.
+    struct Firing: Sendable {
+        var name: JobFileName
+        var job: Job
+        var schedule: JobSchedule
+        var due: Instant
+    }
+
+    public init(config: HeraldConfig, localZone: TimeZoneRules = .utc, logger: Logger) {
+        self.config = config
+        self.localZone = localZone
+        self.logger = logger
+    }
+
+    // MARK: queries
+
+    /// How many jobs are pending (scheduled, being filed, waiting for the server, or being shown).
+    public var pendingCount: Int { current.count }
+    /// Every accepted job's current file name, by id.
+    public var currentNames: [String: JobFileName] { current }
+    /// Whether popups are held back because the notification server failed.
+    public var isBlocked: Bool { outbox.isBlocked }
+    public var retryAt: Instant? { outbox.retryAt }
+
+    /// When the engine next needs `.timerFired`: the earliest due job or notifier retry.
+    public func nextWakeup() -> Instant? {
+        var scheduler = self.scheduler
+        let due = outbox.isBlocked ? nil : scheduler.nextDeadline()
+        return [due, outbox.retryAt].compactMap { $0 }.min()
+    }
+
+    /// The earliest due time of any scheduled job (for status), ignoring retries.
+    public func nextDue() -> Instant? {
+        var scheduler = self.scheduler
+        return scheduler.nextDeadline()
+    }
+
+    // MARK: events
+
+    /// Takes one event at `now` and returns what to do, ending with `.armTimer` when the next
+    /// wake-up moved.
+    public mutating func handle(_ event: EngineEvent, now: Instant) -> [EngineEffect] {
+        var effects: [EngineEffect]
+        switch event {
+        case .started(let jobs, let strays): effects = start(jobs: jobs, strays: strays, now: now)
+        case .timerFired: effects = tick(now: now)
+        case .clockChanged:
+            logger.notice("Clock changed; re-evaluating due times", metadata: ["now": "\(now)"])
+            effects = tick(now: now)
+        case .intakeAppeared(let names):
+            let visible = names.filter { !$0.hasPrefix(".") }
+            effects = visible.isEmpty ? [] : [.readIntake(intakeRequest(visible))]
+        case .intakeRead(let files): effects = intake(files, now: now)
+        case .filed(let result): effects = filed(result, now: now)
+        case .jobsChanged(let changes): effects = jobsChanged(changes, now: now)
+        case .watchOverflowed:
+            logger.notice("inotify queue overflowed; rescanning the spool")
+            ownNames.removeAll()
+            effects = [.readIntake(intakeRequest(nil)), .listJobs]
+        case .jobsListed(let names): effects = jobsListed(names, now: now)
+        case .loaded(let request, let result): effects = loaded(request, result, now: now)
+        case .shown(let id, let result): effects = shown(id, result, now: now)
+        case .serverAppeared: effects = perform(outbox.serverAppeared(), now: now)
+        case .actionInvoked(let action): effects = actionInvoked(action, now: now)
+        case .localZoneChanged(let zone, let jobs): effects = localZoneChanged(to: zone, jobs: jobs, now: now)
+        case .configReloaded(let config):
+            self.config = config
+            effects = []
+        case .operationFailed(let operation, let error): effects = operationFailed(operation, error)
+        }
+        let wake = nextWakeup()
+        if armed != .some(wake) {
+            armed = .some(wake)
+            effects.append(.armTimer(wake))
+        }
+        return effects
+    }
+
+    /// Adopts what `jobs/` holds, asks for `new/` to be read, and fires what is already due.
+    mutating func start(jobs: [JobFileName], strays: [String], now: Instant) -> [EngineEffect] {
+        var effects: [EngineEffect] = []
+        var best: [String: JobFileName] = [:]
+        for name in jobs {
+            if let other = best[name.id] {
+                // Two states of one job can only come from outside interference: keep the later one.
+                let (keep, drop) = other.occurrence >= name.occurrence ? (other, name) : (name, other)
+                best[name.id] = keep
+                effects.append(quarantineJobFile(drop.description, reason: "a second copy of job '\(drop.id)'"))
+            } else {
+                best[name.id] = name
+            }
+        }
+        for stray in strays where !stray.hasPrefix(".") {
+            effects.append(quarantineJobFile(stray, reason: "not a job file name (<id>@<time>.json)"))
+        }
+        current = best
+        scheduler.schedule(contentsOf: best.values.map { ($0.id, $0.fireAt) })
+        logger.info("Spool loaded", metadata: ["jobs.pending": "\(current.count)"])
+        effects.append(.readIntake(intakeRequest(nil)))
+        return effects + tick(now: now)
+    }
+
+    /// Fires everything due: the timer went off, or something changed.
+    mutating func tick(now: Instant) -> [EngineEffect] {
+        var actions = outbox.retry(now: now)
+        let due = scheduler.takeDue(now: now)
+        if !due.isEmpty { actions += outbox.enqueue(due.map { Outbox.Item(id: $0.id, due: $0.due) }) }
+        return perform(actions, now: now)
+    }
+
+    /// The local time zone changed: recurring jobs read in it get their next occurrence from the new zone.
+    mutating func localZoneChanged(to zone: TimeZoneRules, jobs: [(name: JobFileName, job: Job)], now: Instant) -> [EngineEffect] {
+        logger.notice("Time zone changed; rescheduling local-time recurrences",
+                      metadata: ["zone": "\(zone.identifier)", "jobs": "\(jobs.count)"])
+        localZone = zone
+        var effects: [EngineEffect] = []
+        for (name, job) in jobs where current[name.id] == name && !isBusy(name.id) && name.snoozedUntil == nil {
+            guard let schedule = try? JobSchedule(job, localZone: zone),
+                  let next = schedule.recurrence(after: now), next != name.occurrence else { continue }
+            effects.append(move(name, to: JobFileName(id: name.id, occurrence: next)))
+        }
+        return effects + tick(now: now)
+    }
+
+    // MARK: helpers
+
+    /// Whether the job is being loaded or shown (its schedule waits for that to end).
+    func isBusy(_ id: String) -> Bool { loading[id] != nil || showing[id] != nil }
+
+    /// Takes `name` as the job's current state and schedules it (unless it is busy or being filed).
+    mutating func adopt(_ name: JobFileName) {
+        current[name.id] = name
+        if !isBusy(name.id), !filing.contains(name.id) { scheduler.schedule(name.id, at: name.fireAt) }
+    }
+
+    /// Renames a pending job within `jobs/` and adopts the new name.
+    mutating func move(_ from: JobFileName, to: JobFileName) -> EngineEffect {
+        ownNames.insert(to)
+        scheduler.remove(from.id)
+        adopt(to)
+        return .spool(.advance(from: from, to: to))
+    }
+
+    mutating func forget(_ id: String) {
+        current.removeValue(forKey: id)
+        scheduler.remove(id)
+        outbox.remove(id)
+    }
+
+    func intakeRequest(_ names: [String]?) -> IntakeRequest {
+        IntakeRequest(names: names, localZone: localZone, defaultLead: config.lead)
+    }
+
+    /// Moves a file in `jobs/` to `failed/`, and says so in the log.
+    func quarantineJobFile(_ name: String, reason: String, redacted: String? = nil) -> EngineEffect {
+        logger.warning("Bad job file moved to failed/", metadata: ["file": "jobs/\(name)", "reason": "\(redacted ?? reason)"])
+        return .spool(.quarantine(name: name, reason: reason))
+    }
+
+    mutating func operationFailed(_ operation: SpoolOperation, _ error: FileSystemError) -> [EngineEffect] {
+        let id = operation.jobID ?? "-"
+        switch operation {
+        case .advance(let from, let to), .restore(let from, let to):
+            ownNames.remove(to)
+            guard current[id] == to else { break }
+            if error.isNotFound {
+                forget(id)
+                logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"])
+                return []
+            }
+            // The file still says `from`, so a restart repeats that occurrence (at-least-once)
+            // rather than losing it; until then the job waits.
+            if case .advance = operation { current[id] = from } else { current.removeValue(forKey: id) }
+            scheduler.remove(id)
+        case .finish, .quarantine:
+            guard error.isNotFound else { break }
+            if case .finish = operation { logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"]) }
+            return []
+        case .appendHistory, .appendHabitLog:
+            break
+        }
+        logger.error("Cannot change the spool", metadata: ["job.id": "\(id)", "error": "\(error)"])
+        return []
+    }
+}

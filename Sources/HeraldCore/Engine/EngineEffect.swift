@@ -1,0 +1,142 @@
+/// Something the engine wants done, returned by `Engine.handle(_:now:)`. The engine has already
+/// updated its state as if it succeeded; a failure comes back as an event.
+///
+/// Each case names the queue it belongs on (see ARCHITECTURE.md): the scheduler's queue never
+/// waits for the disk or the notification server.
+public enum EngineEffect: Sendable, Equatable {
+    /// Notifier (GLib thread): show this popup; answer with `.shown`.
+    case show(NotificationRequest)
+    /// Spool queue: read a job file (and its habit log); answer with `.loaded`.
+    case load(LoadRequest)
+    /// Spool queue: carry out a file operation; answer only a failure, with `.operationFailed`.
+    case spool(SpoolOperation)
+    /// Spool queue: list `jobs/`; answer with `.jobsListed`.
+    case listJobs
+    /// Intake queue: read and check these files from `new/` (nil: all of them); answer with
+    /// `.intakeRead`, in chunks.
+    case readIntake(IntakeRequest)
+    /// Intake queue: move or write accepted jobs into `jobs/`, sync, refuse the rest; answer
+    /// with `.filed`.
+    case file(FilingPlan)
+    /// Scheduler's queue: arm the wall-clock timer for this instant (nil: disarm); answer with
+    /// `.timerFired`.
+    case armTimer(Instant?)
+}
+
+/// A change to the daemon's own part of the spool. Each is one atomic rename or an appended line.
+public enum SpoolOperation: Sendable, Equatable {
+    /// A pending job moves to its next state within `jobs/`.
+    case advance(from: JobFileName, to: JobFileName)
+    /// A job whose last occurrence fired moves to `done/`.
+    case finish(JobFileName)
+    /// A finished job (in `done/` as `from`) comes back to `jobs/` as `to`: a snooze after the end.
+    case restore(from: JobFileName, to: JobFileName)
+    /// A file in `jobs/` that cannot be trusted moves to `failed/` with its reason.
+    case quarantine(name: String, reason: String)
+    case appendHistory(HistoryRecord)
+    case appendHabitLog(id: String, HabitLog.Entry)
+
+    /// The job the operation is about, if any.
+    public var jobID: String? {
+        switch self {
+        case .advance(let from, _): return from.id
+        case .finish(let name): return name.id
+        case .restore(let from, _): return from.id
+        case .appendHabitLog(let id, _): return id
+        case .appendHistory(let record): return record.id
+        case .quarantine: return nil
+        }
+    }
+}
+
+/// Which files in `new/` to read, and how to read their times.
+public struct IntakeRequest: Sendable, Equatable {
+    /// The names to read; nil for everything in `new/`.
+    public var names: [String]?
+    public var localZone: TimeZoneRules
+    /// The configured heads-up lead, for deliveries without their own.
+    public var defaultLead: Span
+    public init(names: [String]?, localZone: TimeZoneRules, defaultLead: Span) {
+        self.names = names; self.localZone = localZone; self.defaultLead = defaultLead
+    }
+}
+
+/// A file from `new/` as `IntakeReader` found it.
+public enum IntakeFile: Sendable, Equatable {
+    /// One job (`*.json`).
+    case single(file: String, IntakeCandidate)
+    /// Part of a batch (`*.jsonl`) whose every line is valid: `total` jobs in all, sent in
+    /// order; the last part has `isLast`.
+    case batch(file: String, [IntakeCandidate], total: Int, isFirst: Bool, isLast: Bool)
+    /// Not a valid job (or batch): moves to `failed/`.
+    case refused(file: String, IntakeRefusal)
+    /// Gone before it could be read (taken by an earlier read).
+    case gone(file: String)
+}
+
+/// A valid job waiting in `new/`.
+public struct IntakeCandidate: Sendable, Equatable {
+    /// The job's own id; nil when it has none (the engine picks one).
+    public var id: String?
+    public var kind: Job.Kind
+    /// When it first fires, counted from when it was read.
+    public var first: Instant
+    /// A single file's permission bits (it is made 0600 when they differ).
+    public var mode: UInt32
+    /// A batch line's bytes, written as the job file.
+    public var line: [UInt8]
+    public init(id: String?, kind: Job.Kind, first: Instant, mode: UInt32 = 0o600, line: [UInt8] = []) {
+        self.id = id; self.kind = kind; self.first = first; self.mode = mode; self.line = line
+    }
+}
+
+/// Why a file in `new/` is refused: the whole reason for `failed/`, and one without values
+/// quoted from the file for logs above debug.
+public struct IntakeRefusal: Sendable, Equatable {
+    public var reason: String
+    public var redacted: String
+    public init(reason: String, redacted: String) { self.reason = reason; self.redacted = redacted }
+}
+
+/// What the intake queue does with accepted and refused files from `new/`.
+public struct FilingPlan: Sendable, Equatable {
+    public struct Move: Sendable, Equatable {
+        public var file: String
+        public var name: JobFileName
+        public var fixMode: Bool
+    }
+    public struct Write: Sendable, Equatable {
+        public var name: JobFileName
+        public var line: [UInt8]
+    }
+    public struct Refusal: Sendable, Equatable {
+        public var file: String
+        public var reason: String
+    }
+    /// Single files: `new/<file>` → `jobs/<name>`.
+    public var moves: [Move] = []
+    /// Batch lines: written as `jobs/<name>`.
+    public var writes: [Write] = []
+    /// Files moved to `failed/`.
+    public var refusals: [Refusal] = []
+    /// The batch the writes come from, and whether they are its last part.
+    public var batch: String?
+    public var isLastPart = false
+    /// A batch whose every job is in `jobs/`: the disk is synced, then the batch removed from `new/`.
+    public var removeBatch: String?
+    public init() {}
+    public var isEmpty: Bool { moves.isEmpty && writes.isEmpty && refusals.isEmpty && batch == nil && removeBatch == nil }
+}
+
+/// What came of a `FilingPlan`.
+public struct FilingResult: Sendable, Equatable {
+    /// Now in `jobs/`.
+    public var filed: [JobFileName] = []
+    /// Could not be put there (the file vanished, or the disk failed).
+    public var failed: [JobFileName] = []
+    /// Echoed from the plan.
+    public var batch: String?
+    public var isLastPart = false
+    public var removedBatch: String?
+    public init() {}
+}

@@ -1,0 +1,55 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// JSON Lines of job documents, one per non-blank line: a batch in `new/`, `herald import`'s
+/// input, `herald validate FILE.jsonl`. Every reader of the format goes through here.
+public enum JobBatch {
+    public struct Line: Sendable {
+        /// 1-based.
+        public var number: Int
+        public var bytes: ArraySlice<UInt8>
+    }
+
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        public var line: Int
+        public var message: String
+        /// The message without values quoted from the file.
+        public var redacted: String
+        public var description: String { "line \(line): \(message)" }
+    }
+
+    /// The non-blank lines.
+    public static func lines(_ bytes: [UInt8]) -> [Line] {
+        var result: [Line] = []
+        var number = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+            result.append(Line(number: number, bytes: line))
+        }
+        return result
+    }
+
+    /// Decodes every line; a line longer than a job file may be, or not a valid job, is a problem.
+    public static func decode(_ bytes: [UInt8], localZone: TimeZoneRules) -> (jobs: [(line: Line, job: Job)], problems: [Problem]) {
+        var jobs: [(line: Line, job: Job)] = []
+        var problems: [Problem] = []
+        for line in lines(bytes) {
+            if line.bytes.count > Job.maximumFileSize {
+                let message = "longer than \(Job.maximumFileSize / 1024) KiB"
+                problems.append(Problem(line: line.number, message: message, redacted: message))
+                continue
+            }
+            do { jobs.append((line, try Job.decode(Data(line.bytes), localZone: localZone))) } catch {
+                problems.append(Problem(line: line.number, message: error.description, redacted: error.reason))
+            }
+        }
+        return (jobs, problems)
+    }
+
+    /// The id a line without one gets when a batch named `stem.jsonl` is taken in.
+    public static func defaultID(stem: String, line: Int) -> String { "\(stem)-\(line)" }
+}

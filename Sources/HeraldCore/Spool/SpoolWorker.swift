@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+
+/// Carries out the engine's file effects on a spool and turns what came of them into events.
+/// heraldd calls it on its spool and intake queues; engine tests call it inline.
+public struct SpoolWorker: Sendable {
+    public let spool: Spool
+    let logger: Logger
+
+    public init(spool: Spool, logger: Logger) {
+        self.spool = spool
+        self.logger = logger
+    }
+
+    /// What `jobs/` holds, for `.started` or `.jobsListed`.
+    public func listJobs() throws(FileSystemError) -> (jobs: [JobFileName], strays: [String]) {
+        try spool.pendingJobs()
+    }
+
+    /// Performs one operation; returns `.operationFailed` when it failed.
+    public func perform(_ operation: SpoolOperation, now: Instant) -> EngineEvent? {
+        do {
+            switch operation {
+            case .advance(let from, let to): try spool.advance(from, to: to)
+            case .finish(let name): try spool.finish(name)
+            case .restore(let from, let to): try FileSystem.move(spool.done + "/" + from.description, to: spool.path(of: to))
+            case .quarantine(let name, let reason): try spool.quarantine(directory: spool.jobs, name: name, reason: reason, now: now)
+            case .appendHistory(let record): try FileSystem.appendLine(record.jsonLine, to: spool.historyPath)
+            case .appendHabitLog(let id, let entry): try HabitLog(spool: spool, id: id).append(entry)
+            }
+            return nil
+        } catch {
+            return .operationFailed(operation, error)
+        }
+    }
+
+    /// Reads a job's document, and a habit's log with it.
+    public func load(_ request: LoadRequest, localZone: TimeZoneRules) -> EngineEvent {
+        .loaded(request, spool.loadJob(request.name, localZone: localZone).map { job in
+            LoadedJob(job: job, habitLog: job.kind == .habit ? HabitLog(spool: spool, id: request.id).read() : nil)
+        })
+    }
+
+    /// Files what the engine accepted from `new/` and refuses the rest. Single files are made
+    /// durable at once (one fsync of `jobs/`); a batch's files once it is whole (`removeBatch`:
+    /// one sync(2), then the batch goes).
+    public func file(_ plan: FilingPlan, now: Instant) -> EngineEvent {
+        var result = FilingResult()
+        result.batch = plan.batch
+        result.isLastPart = plan.isLastPart
+        for refusal in plan.refusals {
+            do { try spool.quarantine(directory: spool.new, name: refusal.file, reason: refusal.reason, now: now) } catch {
+                if !error.isNotFound {
+                    logger.error("Cannot move a bad job file to failed/", metadata: ["file": "\(refusal.file)", "error": "\(error)"])
+                }
+            }
+        }
+        for move in plan.moves {
+            let target = spool.path(of: move.name)
+            do {
+                try FileSystem.move(spool.new + "/" + move.file, to: target)
+                if move.fixMode { chmod(target, 0o600) }  // job files are the user's alone
+                result.filed.append(move.name)
+            } catch {
+                if !error.isNotFound { logger.error("Cannot accept a job file", metadata: ["file": "\(move.file)", "error": "\(error)"]) }
+                result.failed.append(move.name)
+            }
+        }
+        if !result.filed.isEmpty { try? FileSystem.syncDirectoryOf(spool.jobs + "/.") }
+        for write in plan.writes {
+            do {
+                try FileSystem.writeUnsynced(write.line, tmpPath: spool.tmp + "/.batch." + write.name.description,
+                                             finalPath: spool.path(of: write.name))
+                result.filed.append(write.name)
+            } catch {
+                logger.error("Cannot write a job from a batch", metadata: ["file": "\(plan.batch ?? "-")", "error": "\(error)"])
+                result.failed.append(write.name)
+            }
+        }
+        if let batch = plan.removeBatch {
+            FileSystem.syncFileSystem(of: spool.jobs)
+            unlink(spool.new + "/" + batch)
+            result.removedBatch = batch
+        }
+        return .filed(result)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Logging
+@testable import HeraldCore
+
+/// A clock that only moves when told to.
+final class ManualClock: WallClock, @unchecked Sendable {
+    private var current: Instant
+    init(_ start: Instant) { current = start }
+    var now: Instant { current }
+    func advance(by span: Span) { current = current + span }
+    func set(_ instant: Instant) { current = instant }
+}
+
+/// heraldd's shell in miniature, for tests of the engine against a real spool: it carries
+/// out every effect at once, in order, on the calling thread (with the same `SpoolWorker`
+/// and `IntakeReader` heraldd uses), and feeds what came of it back until nothing is left.
+/// Each call returns the popups the notifier showed meanwhile.
+final class EngineDriver {
+    var engine: Engine
+    let spool: Spool
+    let clock: ManualClock
+    var notifier: RecordingNotifier
+    let worker: SpoolWorker
+    let reader: IntakeReader
+    /// Every effect the engine asked for, in order.
+    private(set) var effects: [EngineEffect] = []
+    /// What the timer is armed for.
+    private(set) var armed: Instant?
+
+    init(spool: Spool, config: HeraldConfig = HeraldConfig(), localZone: TimeZoneRules = .utc, clock: ManualClock,
+         logger: Logger, notifier: RecordingNotifier = RecordingNotifier(), partSize: Int = 2_000) {
+        self.spool = spool
+        self.clock = clock
+        self.notifier = notifier
+        engine = Engine(config: config, localZone: localZone, logger: logger)
+        worker = SpoolWorker(spool: spool, logger: logger)
+        reader = IntakeReader(spool: spool, partSize: partSize)
+    }
+
+    @discardableResult
+    func send(_ first: EngineEvent) -> [NotificationRequest] {
+        var events = [first]
+        var shown: [NotificationRequest] = []
+        var rounds = 0
+        while !events.isEmpty {
+            defer {
+                // A timer armed for a time already past goes off at once, as heraldd's does.
+                if events.isEmpty, let armed, armed <= clock.now, rounds < 100 { rounds += 1; events.append(.timerFired) }
+            }
+            let produced = engine.handle(events.removeFirst(), now: clock.now)
+            effects += produced
+            for effect in produced {
+                switch effect {
+                case .show(let request):
+                    let outcome = OutcomeBox()
+                    notifier.show(request) { outcome.value = $0 }
+                    if case .success = outcome.value { shown.append(request) }
+                    events.append(.shown(jobID: request.jobID, outcome.value))
+                case .load(let request): events.append(worker.load(request, localZone: engine.localZone))
+                case .spool(let operation): if let failure = worker.perform(operation, now: clock.now) { events.append(failure) }
+                case .listJobs: events.append(.jobsListed((try? worker.listJobs().jobs) ?? []))
+                case .readIntake(let request): reader.read(request, now: clock.now) { events.append($0) }
+                case .file(let plan): events.append(worker.file(plan, now: clock.now))
+                case .armTimer(let wake): armed = wake
+                }
+            }
+        }
+        return shown
+    }
+
+    // The events, by name.
+
+    @discardableResult
+    func start() throws -> [NotificationRequest] {
+        try spool.prepare()
+        let listing = try worker.listJobs()
+        return send(.started(jobs: listing.jobs, strays: listing.strays))
+    }
+    @discardableResult func tick() -> [NotificationRequest] { send(.timerFired) }
+    @discardableResult func clockChanged() -> [NotificationRequest] { send(.clockChanged) }
+    @discardableResult func intake(names: [String]) -> [NotificationRequest] { send(.intakeAppeared(names)) }
+    @discardableResult
+    func jobsChanged(removed: [String] = [], added: [String] = []) -> [NotificationRequest] {
+        send(.jobsChanged(removed.map(JobsChange.removed) + added.map(JobsChange.added)))
+    }
+    @discardableResult
+    func actionInvoked(_ action: NotificationAction) -> [NotificationRequest] { send(.actionInvoked(action)) }
+    @discardableResult
+    func localZoneChanged(to zone: TimeZoneRules, jobs: [(name: JobFileName, job: Job)]) -> [NotificationRequest] {
+        send(.localZoneChanged(zone, jobs: jobs))
+    }
+
+    // The engine's state, as the old tests ask for it.
+
+    var pendingCount: Int { engine.pendingCount }
+    var pendingJobs: [String: JobFileName] { engine.currentNames }
+    var isBlocked: Bool { engine.isBlocked }
+    var lastError: NotifierError? { engine.lastError }
+    func nextWakeup() -> Instant? { engine.nextWakeup() }
+}
+
+final class OutcomeBox: @unchecked Sendable {
+    var value: Result<Void, NotifierError> = .success(())
+}
+
+/// For tests written as "show what this call produced": the driver already showed it.
+@discardableResult
+func showAll(_ shown: [NotificationRequest], _ driver: EngineDriver) -> [NotificationRequest] { shown }

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import HeraldCore
+
+/// The engine alone, as a state machine: events in, effects out. No disk, no clock but `now`.
+struct EngineStateMachineTests {
+    let t0 = ISO8601.parseInstant("2026-11-22T08:00:00Z")!
+    let logs = MemoryLogHandlerBox()
+
+    func engine(_ config: HeraldConfig = HeraldConfig()) -> Engine { Engine(config: config, logger: logs.logger()) }
+    func name(_ id: String, _ at: Instant, snoozed: Instant? = nil) -> JobFileName {
+        JobFileName(id: id, occurrence: at, snoozedUntil: snoozed)
+    }
+    func reminder(_ id: String, at: Instant? = nil, every: String? = nil) -> LoadedJob {
+        LoadedJob(job: Job(kind: .reminder, id: id, at: at, every: every, text: id))
+    }
+    func candidate(_ id: String, _ at: Instant) -> IntakeCandidate {
+        IntakeCandidate(id: id, kind: .reminder, first: at, line: Array("{}\n".utf8))
+    }
+    func history(_ effects: [EngineEffect]) -> [HistoryRecord.Outcome] {
+        effects.compactMap { if case .spool(.appendHistory(let r)) = $0 { return r.outcome } else { return nil } }
+    }
+
+    @Test func startingArmsTheTimerForTheEarliestJobAndAsksForNew() {
+        var e = engine()
+        let effects = e.handle(.started(jobs: [name("b", t0 + .minutes(5)), name("a", t0 + .minutes(2))], strays: []), now: t0)
+        #expect(effects == [.readIntake(IntakeRequest(names: nil, localZone: .utc, defaultLead: .minutes(15))),
+                            .armTimer(t0 + .minutes(2))])
+        #expect(e.pendingCount == 2)
+    }
+
+    @Test func aDueJobIsReadThenShownThenRecorded() throws {
+        var e = engine()
+        let a = name("a", t0 + .minutes(2))
+        _ = e.handle(.started(jobs: [a], strays: []), now: t0)
+        #expect(e.handle(.timerFired, now: t0 + .minutes(1)).isEmpty)  // early: nothing
+        let due = t0 + .minutes(2)
+        #expect(e.handle(.timerFired, now: due) == [.load(LoadRequest(name: a, purpose: .fire(due: due))), .armTimer(nil)])
+        let show = e.handle(.loaded(LoadRequest(name: a, purpose: .fire(due: due)), .success(reminder("a", at: due))), now: due)
+        guard case .show(let request)? = show.first else { Issue.record("no popup: \(show)"); return }
+        #expect(request.summary == "a" && request.jobID == "a")
+        let recorded = e.handle(.shown(jobID: "a", .success(())), now: due + .milliseconds(1))
+        #expect(history(recorded) == [.shown])
+        #expect(recorded.last == .spool(.finish(a)))
+        #expect(e.pendingCount == 0)
+    }
+
+    /// The engine asks for a rename and moves on; inotify reports it later, and that is not a
+    /// change by someone else.
+    @Test func itsOwnRenameReportedLateIsNotMistakenForAnotherWriter() {
+        var e = engine()
+        let first = name("r", t0 + .minutes(1))
+        _ = e.handle(.started(jobs: [first], strays: []), now: t0)
+        let due = t0 + .minutes(1)
+        _ = e.handle(.timerFired, now: due)
+        _ = e.handle(.loaded(LoadRequest(name: first, purpose: .fire(due: due)), .success(reminder("r", every: "*-*-* 08:01"))), now: due)
+        let next = name("r", t0 + .minutes(1) + .minutes(24 * 60))
+        let recorded = e.handle(.shown(jobID: "r", .success(())), now: due)
+        #expect(recorded.contains(.spool(.advance(from: first, to: next))))
+        #expect(e.handle(.jobsChanged([.removed(first.description), .added(next.description)]), now: due).isEmpty)
+        #expect(e.currentNames["r"] == next)
+        #expect(e.nextWakeup() == next.fireAt)
+    }
+
+    /// The CLI cancelled the job between the engine's decision and the rename.
+    @Test func aRenameThatFindsTheFileGoneForgetsTheJob() {
+        var e = engine()
+        let first = name("r", t0)
+        let next = name("r", t0 + .minutes(60))
+        _ = e.handle(.started(jobs: [first], strays: []), now: t0)
+        _ = e.handle(.loaded(LoadRequest(name: first, purpose: .fire(due: t0)), .success(reminder("r", every: "hourly"))), now: t0)
+        _ = e.handle(.shown(jobID: "r", .success(())), now: t0)
+        #expect(e.currentNames["r"] == next)
+        let effects = e.handle(.operationFailed(.advance(from: first, to: next), FileSystemError(operation: "rename", path: "x", code: ENOENT)), now: t0)
+        #expect(effects == [.armTimer(nil)])
+        #expect(e.pendingCount == 0)
+    }
+
+    @Test func aJobCancelledWhileItsFileIsReadIsNotShown() {
+        var e = engine()
+        let a = name("a", t0)
+        _ = e.handle(.started(jobs: [a], strays: []), now: t0)
+        _ = e.handle(.jobsChanged([.removed(a.description)]), now: t0)
+        let effects = e.handle(.loaded(LoadRequest(name: a, purpose: .fire(due: t0)), .success(reminder("a", at: t0))), now: t0)
+        #expect(!effects.contains { if case .show = $0 { return true } else { return false } })
+        #expect(e.pendingCount == 0)
+    }
+
+    /// A batch is filed in parts; each part's jobs are scheduled once their files are in jobs/,
+    /// and the batch leaves new/ only after every part is filed.
+    @Test func aBatchIsScheduledPartByPartAndRemovedWhenWhole() {
+        var e = engine()
+        _ = e.handle(.started(jobs: [], strays: []), now: t0)
+        let part1 = [candidate("b1", t0 + .seconds(1)), candidate("b2", t0 + .seconds(2))]
+        let part2 = [candidate("b3", t0 + .seconds(3))]
+        let filing1 = e.handle(.intakeRead([.batch(file: "x.jsonl", part1, total: 3, isFirst: true, isLast: false)]), now: t0)
+        guard case .file(let plan1)? = filing1.first else { Issue.record("no filing: \(filing1)"); return }
+        #expect(plan1.writes.map(\.name.id) == ["b1", "b2"] && plan1.batch == "x.jsonl" && !plan1.isLastPart)
+        #expect(e.pendingCount == 2 && e.nextWakeup() == nil)  // accepted, not yet on disk
+        var result = FilingResult()
+        result.filed = plan1.writes.map(\.name)
+        result.batch = "x.jsonl"
+        #expect(e.handle(.filed(result), now: t0).last == .armTimer(t0 + .seconds(1)))
+        guard case .file(let plan2)? = e.handle(.intakeRead([.batch(file: "x.jsonl", part2, total: 3, isFirst: false, isLast: true)]), now: t0).first
+        else { Issue.record("no filing for part 2"); return }
+        var last = FilingResult()
+        last.filed = plan2.writes.map(\.name)
+        last.batch = "x.jsonl"
+        last.isLastPart = true
+        guard case .file(let removal)? = e.handle(.filed(last), now: t0).first else { Issue.record("batch not removed"); return }
+        #expect(removal.removeBatch == "x.jsonl" && removal.writes.isEmpty)
+        #expect(e.pendingCount == 3)
+    }
+
+    @Test func aBatchPastTheLimitIsRefusedWhole() {
+        var config = HeraldConfig()
+        config.maxJobs = 2
+        var e = engine(config)
+        _ = e.handle(.started(jobs: [], strays: []), now: t0)
+        let effects = e.handle(.intakeRead([.batch(file: "big.jsonl", [candidate("a", t0), candidate("b", t0)], total: 3,
+                                                   isFirst: true, isLast: false)]), now: t0)
+        #expect(history(effects) == [.failed])
+        guard case .file(let plan)? = effects.last else { Issue.record("no refusal: \(effects)"); return }
+        #expect(plan.refusals.map(\.file) == ["big.jsonl"] && plan.writes.isEmpty)
+        #expect(e.handle(.intakeRead([.batch(file: "big.jsonl", [candidate("c", t0)], total: 3, isFirst: false, isLast: true)]),
+                         now: t0).isEmpty)
+        #expect(e.pendingCount == 0)
+    }
+
+    @Test func aSnoozeButtonMovesTheJobAndRearmsTheTimer() {
+        var config = HeraldConfig()
+        config.snooze = .minutes(10)
+        var e = engine(config)
+        let next = name("h", t0 + .minutes(60))
+        _ = e.handle(.started(jobs: [next], strays: []), now: t0)
+        let effects = e.handle(.actionInvoked(NotificationAction(jobID: "h", occurrence: t0, action: .snooze)), now: t0)
+        let snoozed = name("h", t0, snoozed: t0 + .minutes(10))
+        #expect(effects == [.spool(.advance(from: next, to: snoozed)), .armTimer(t0 + .minutes(10))])
+    }
+
+    @Test func aFailingServerHoldsPopupsAndRetriesWithBackoff() {
+        var e = engine()
+        let a = name("a", t0)
+        _ = e.handle(.started(jobs: [a], strays: []), now: t0)
+        _ = e.handle(.loaded(LoadRequest(name: a, purpose: .fire(due: t0)), .success(reminder("a", at: t0))), now: t0)
+        let failed = e.handle(.shown(jobID: "a", .failure(NotifierError(.noServer, detail: ""))), now: t0)
+        #expect(failed == [.armTimer(t0 + .seconds(1))])
+        #expect(e.isBlocked && e.lastError?.kind == .noServer)
+        #expect(e.handle(.timerFired, now: t0 + .seconds(1)).first == .load(LoadRequest(name: a, purpose: .fire(due: t0))))
+    }
+
+    /// Set back an hour just before a job is due: nothing fires until the wall clock gets there.
+    @Test func aClockSetBackFiresNothingEarly() {
+        var e = engine()
+        _ = e.handle(.started(jobs: [name("a", t0 + .seconds(10))], strays: []), now: t0)
+        #expect(e.handle(.clockChanged, now: t0 - .minutes(60)).isEmpty)
+        #expect(e.nextWakeup() == t0 + .seconds(10))
+    }
+}

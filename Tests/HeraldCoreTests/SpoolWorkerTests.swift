@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import HeraldCore
+
+/// The shell's file work for the engine, on a real temporary spool.
+struct SpoolWorkerTests {
+    let dir = TemporaryDirectory()
+    let logs = MemoryLogHandlerBox()
+    let now = ISO8601.parseInstant("2026-11-22T08:00:00Z")!
+    var spool: Spool { Spool(root: dir.path + "/spool") }
+    var worker: SpoolWorker { SpoolWorker(spool: spool, logger: logs.logger()) }
+
+    func line(_ id: String, _ at: String) -> String {
+        "{\"version\":1,\"kind\":\"reminder\",\"id\":\"\(id)\",\"at\":\"\(at)\",\"text\":\"\(id)\"}"
+    }
+
+    @Test func aRenameOfAFileThatIsGoneComesBackAsAFailure() throws {
+        try spool.prepare()
+        let from = JobFileName(id: "a", occurrence: now), to = JobFileName(id: "a", occurrence: now + .seconds(60))
+        guard case .operationFailed(let op, let error)? = worker.perform(.advance(from: from, to: to), now: now) else {
+            Issue.record("no failure reported"); return
+        }
+        #expect(op == .advance(from: from, to: to) && error.isNotFound)
+        dir.write("spool/jobs/\(from)", line("a", "2026-11-22T08:00:00Z"))
+        #expect(worker.perform(.advance(from: from, to: to), now: now) == nil)
+        #expect(files(in: spool.jobs) == [to.description])
+    }
+
+    @Test func filingMovesWritesAndRefusesAndRemovesABatchLast() throws {
+        try spool.prepare()
+        dir.write("spool/new/one.json", line("one", "2026-11-22T09:00:00Z"), mode: 0o644)
+        dir.write("spool/new/bad.json", "{")
+        dir.write("spool/new/b.jsonl", line("b1", "2026-11-22T09:00:00Z") + "\n")
+        var plan = FilingPlan()
+        let one = JobFileName(id: "one", occurrence: now + .minutes(60)), b1 = JobFileName(id: "b1", occurrence: now + .minutes(60))
+        plan.moves = [.init(file: "one.json", name: one, fixMode: true)]
+        plan.writes = [.init(name: b1, line: Array((line("b1", "2026-11-22T09:00:00Z") + "\n").utf8))]
+        plan.refusals = [.init(file: "bad.json", reason: "not JSON")]
+        plan.batch = "b.jsonl"
+        plan.isLastPart = true
+        guard case .filed(let result) = worker.file(plan, now: now) else { Issue.record("no result"); return }
+        #expect(result.filed == [one, b1] && result.failed.isEmpty && result.batch == "b.jsonl" && result.isLastPart)
+        #expect(files(in: spool.new) == ["b.jsonl"])  // a batch goes only when told
+        #expect(mode(of: spool.path(of: one)) == 0o600)
+        #expect(files(in: spool.failed) == ["bad.json", "bad.json.reason"])
+        var removal = FilingPlan()
+        removal.removeBatch = "b.jsonl"
+        guard case .filed(let removed) = worker.file(removal, now: now) else { Issue.record("no result"); return }
+        #expect(removed.removedBatch == "b.jsonl" && files(in: spool.new).isEmpty)
+    }
+
+    @Test func aHabitIsLoadedWithItsLog() throws {
+        try spool.prepare()
+        let name = JobFileName(id: "water", occurrence: now)
+        dir.write("spool/jobs/\(name)", "{\"version\":1,\"kind\":\"habit\",\"id\":\"water\",\"every\":\"hourly\",\"title\":\"Water\"}")
+        try HabitLog(spool: spool, id: "water").append(.init(date: LocalDate(now, in: .utc), done: true, at: now, by: "cli"))
+        guard case .loaded(_, .success(let loaded)) = worker.load(LoadRequest(name: name, purpose: .fire(due: now)), localZone: .utc)
+        else { Issue.record("not loaded"); return }
+        #expect(loaded.habitLog?.days == [LocalDate(now, in: .utc)])
+    }
+}
+
+/// Reading new/ for the engine.
+struct IntakeReaderTests {
+    let dir = TemporaryDirectory()
+    let now = ISO8601.parseInstant("2026-11-22T08:00:00Z")!
+    var spool: Spool { Spool(root: dir.path + "/spool") }
+    var request: IntakeRequest { IntakeRequest(names: nil, localZone: .utc, defaultLead: .minutes(15)) }
+
+    func read(partSize: Int = 2_000) -> [IntakeFile] {
+        var files: [IntakeFile] = []
+        IntakeReader(spool: spool, partSize: partSize).read(request, now: now) { event in
+            if case .intakeRead(let f) = event { files += f }
+        }
+        return files
+    }
+
+    @Test func aBatchComesInPartsAfterEveryLineIsChecked() throws {
+        try spool.prepare()
+        let lines = (1...5).map { "{\"version\":1,\"kind\":\"reminder\",\"at\":\"2026-11-22T09:00:0\($0)Z\",\"text\":\"n\($0)\"}" }
+        dir.write("spool/new/x.jsonl", lines.joined(separator: "\n") + "\n")
+        let parts = read(partSize: 2)
+        #expect(parts.count == 3)
+        guard case .batch(_, let first, let total, true, false) = parts[0], case .batch(_, _, _, false, true) = parts[2] else {
+            Issue.record("not in parts: \(parts)"); return
+        }
+        #expect(total == 5 && first.map(\.id) == ["x-1", "x-2"])
+    }
+
+    @Test func oneBadLineRefusesTheWholeBatchAndSinglesAreReadOnTheirOwn() throws {
+        try spool.prepare()
+        dir.write("spool/new/y.jsonl", "{\"version\":1,\"kind\":\"reminder\",\"at\":\"2026-11-22T09:00Z\",\"text\":\"ok\"}\n{\"version\":1}\n")
+        dir.write("spool/new/z.json", "{\"version\":1,\"kind\":\"reminder\",\"at\":\"2026-11-22T09:00Z\",\"text\":\"z\"}", mode: 0o640)
+        let files = read()
+        #expect(files.count == 2)
+        guard case .refused("y.jsonl", let refusal) = files[0] else { Issue.record("batch not refused: \(files)"); return }
+        #expect(refusal.reason == "line 2: missing field 'kind'")
+        guard case .single("z.json", let z) = files[1] else { Issue.record("no single: \(files)"); return }
+        #expect(z.id == nil && z.mode == 0o640 && z.first == ISO8601.parseInstant("2026-11-22T09:00:00Z"))
+    }
+}
