@@ -3,21 +3,10 @@
 #include <stdlib.h>  /* defines __GLIBC__ on glibc */
 
 /*
- * argc and argv for Swift's CommandLine, without the standard library's own way of finding
- * them in a statically linked program.
- *
- * On Linux the Swift runtime finds argv with a static constructor (CommandLine.cpp's
- * ArgvGrabber) that opens /proc/self/maps and sscanf's every line to find the stack, then
- * walks back from environ. In a short command such as `herald remind` that constructor was a
- * seventh of all the instructions the process ran (56,000 of 373,000, callgrind) and about
- * 0.04 ms of its wall time. glibc already hands argc, argv and envp to every function in
- * .init_array, in static and dynamic programs alike, so a constructor here keeps them, and
- * this file defines the two functions CommandLine.cpp would have provided. With these
- * definitions in the link, the linker has no reason to take CommandLine.cpp's object out of
- * libswiftCore.a, so its constructor is not there to run (the release build links the
- * standard library statically; with the shared library, as in debug builds, the library
- * keeps its own and these are merely unused). Were the object pulled in for another symbol,
- * the link would fail on the duplicate definition: loud, not wrong.
+ * argc and argv for Swift's CommandLine, kept by a constructor (glibc passes them to every
+ * .init_array function), so that the standard library's own constructor, which scans
+ * /proc/self/maps at every start of a static program, is not linked in (BENCHMARKS.md,
+ * "CLI start"). A duplicate definition would fail the link, not misbehave.
  */
 
 #if defined(__GLIBC__) && defined(__linux__)

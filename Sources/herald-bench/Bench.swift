@@ -122,4 +122,6 @@ struct Plan {
     var enqueues: Int
     var restarts: Int
     var smoke: Bool
+    /// Jobs in the first import that come due while heraldd files it.
+    var firstStartJobs: Int { smoke ? 5 : 20 }
 }

@@ -2,10 +2,12 @@ import HeraldCore
 
 /// The jobs the benchmark schedules, and how a popup is traced back to its job: each job's
 /// text is a key such as `L-17` (lateness), `B-3` (burst), `P-5` (pickup), `E-2` (enqueue)
-/// or `Q-99` (the background queue, which must not fire during the run).
+/// `Q-99` (the background queue, which must not fire during the run), `F-1` (due while the
+/// first start files the queue), `T-4` (ticks during a second import) or `R-7` (that import,
+/// which must not fire either).
 enum Workload {
     enum Group: Character, CaseIterable {
-        case queue = "Q", lateness = "L", burst = "B", pickup = "P", enqueue = "E"
+        case queue = "Q", lateness = "L", burst = "B", pickup = "P", enqueue = "E", firstStart = "F", tick = "T", backlog = "R"
     }
 
     struct Key: Hashable {
@@ -28,10 +30,10 @@ enum Workload {
         "{\"version\":1,\"kind\":\"reminder\",\"id\":\"bench-\(key.group.rawValue)\(key.index)\",\"at\":\"\(at)\",\"text\":\"\(key.text)\"}"
     }
 
-    /// The background queue: `count` jobs spread evenly from `start` over `spread`.
-    static func queue(count: Int, start: Instant, spread: Span) -> [String] {
+    /// `count` jobs of `group` spread evenly from `start` over `spread`.
+    static func queue(_ group: Group = .queue, count: Int, start: Instant, spread: Span) -> [String] {
         (0..<count).map { k in
-            line(Key(.queue, k), at: start + Span(microseconds: spread.microseconds * Int64(k) / Int64(max(count, 1))))
+            line(Key(group, k), at: start + Span(microseconds: spread.microseconds * Int64(k) / Int64(max(count, 1))))
         }
     }
 }

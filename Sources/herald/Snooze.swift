@@ -36,23 +36,21 @@ extension Herald {
             let found = ctx.spool.findPending(id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)
             if found.count > 1 { throw CLIError.data("'\(id)' matches \(found.count) jobs: \(found.prefix(5).map(\.id).joined(separator: ", "))") }
             let from: String
-            let target: JobFileName
+            let target: JobFileName?
             if let p = found.first {
                 guard case .jobs(let name) = p.location else {
                     throw CLIError.data("job '\(p.id)' has not been taken in by heraldd yet; start heraldd first")
                 }
-                if let shown = ctx.lastShownOccurrence(of: p.id), shown < name.occurrence {
-                    target = JobFileName(id: p.id, occurrence: shown, snoozedUntil: ctx.fromNow(length))
-                } else {
-                    target = JobFileName(id: p.id, occurrence: name.occurrence, snoozedUntil: max(name.fireAt, ctx.now) + length)
-                }
+                target = JobFileName.snoozed(id: p.id, pending: name, lastShown: ctx.lastShownOccurrence(of: p.id),
+                                             now: ctx.fromNow(.zero), length: length)
                 from = ctx.spool.path(of: name)
             } else if let done = ctx.finishedJob(id) {
-                target = JobFileName(id: done.id, occurrence: done.occurrence, snoozedUntil: ctx.fromNow(length))
+                target = JobFileName.snoozed(id: done.id, pending: nil, lastShown: done.occurrence, now: ctx.fromNow(.zero), length: length)
                 from = ctx.spool.done + "/" + done.description
             } else {
                 throw CLIError.data("no pending or fired job '\(id)' (see 'herald list')")
             }
+            guard let target else { throw CLIError.data("job '\(id)' has nothing to snooze") }
             do { try FileSystem.move(from, to: ctx.spool.path(of: target)) } catch {
                 throw CLIError.failure(error.isNotFound ? "job '\(target.id)' just changed (it fired?); try again" : "\(error)")
             }

@@ -16,7 +16,7 @@ import Logging
 ///
 /// Everything runs on serial Dispatch queues, never on libdispatch's global concurrent queues
 /// or Swift's global executor: on Linux those start a thread-pool monitor that wakes the
-/// process every second for good (BENCHMARKS.md, "Idle"). Idle, heraldd sleeps.
+/// process every second for good (BENCHMARKS.md, "Idle wake-ups"). Idle, heraldd sleeps.
 final class Daemon: @unchecked Sendable {
     struct Settings {
         var spool: Spool
@@ -316,7 +316,7 @@ final class Daemon: @unchecked Sendable {
         }
         writtenStatus = status
         // Not fsynced (status.json is advice), and written on a queue of its own: replacing it
-        // can wait for the disk (BENCHMARKS.md, "status.json off the scheduler's queue").
+        // can wait for the disk (BENCHMARKS.md, "Lateness tails").
         // The last write, as heraldd stops, is waited for.
         let (bytes, tmp, path) = (Array(status.json.utf8), settings.spool.tmp + "/.status.\(getpid())", settings.spool.statusPath)
         let write: @Sendable () -> Void = { [logger] in

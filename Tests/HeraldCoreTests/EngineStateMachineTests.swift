@@ -96,6 +96,7 @@ struct EngineStateMachineTests {
         let filing1 = e.handle(.intakeRead([.batch(file: "x.jsonl", part1, total: 3, isFirst: true, isLast: false)]), now: t0)
         guard case .file(let plan1)? = filing1.first else { Issue.record("no filing: \(filing1)"); return }
         #expect(plan1.writes.map(\.name.id) == ["b1", "b2"] && plan1.batch == "x.jsonl" && !plan1.isLastPart)
+        #expect(plan1.claimBatch == "x.jsonl")  // hidden as .filing-x.jsonl before any job is written
         #expect(e.pendingCount == 2 && e.nextWakeup() == nil)  // accepted, not yet on disk
         var result = FilingResult()
         result.filed = plan1.writes.map(\.name)
@@ -108,7 +109,7 @@ struct EngineStateMachineTests {
         last.batch = "x.jsonl"
         last.isLastPart = true
         guard case .file(let removal)? = e.handle(.filed(last), now: t0).first else { Issue.record("batch not removed"); return }
-        #expect(removal.removeBatch == "x.jsonl" && removal.writes.isEmpty)
+        #expect(removal.removeBatch == ".filing-x.jsonl" && removal.writes.isEmpty)
         #expect(e.pendingCount == 3)
     }
 

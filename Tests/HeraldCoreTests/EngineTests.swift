@@ -218,3 +218,37 @@ struct EngineTests {
         }
     }
 }
+
+/// A batch heraldd had begun to file when it stopped.
+struct ResumedBatchTests {
+    let dir = TemporaryDirectory()
+    let clock = ManualClock(Instant(seconds: 1_795_352_700))
+    let logs = MemoryLogHandlerBox()
+    var spool: Spool { Spool(root: dir.path + "/spool") }
+
+    /// Killed while filing: the jobs already filed stay, the one that fired and finished does
+    /// not come back, the rest are filed, and the batch goes.
+    @Test func aHalfFiledBatchIsFinishedWithoutShowingAnythingTwice() throws {
+        try spool.prepare()
+        let lines = (1...3).map { Job(kind: .reminder, id: "b\($0)", at: clock.now + .seconds(Int64($0)), text: "n\($0)").encoded() }
+        dir.write("spool/new/.filing-import.jsonl", lines.joined(separator: "\n") + "\n")
+        dir.write("spool/done/b1@\((clock.now + .seconds(1)).microseconds).json", lines[0])  // fired before the stop
+        dir.write("spool/jobs/b2@\((clock.now + .seconds(2)).microseconds).json", lines[1])  // filed before the stop
+        let driver = EngineDriver(spool: spool, clock: clock, logger: logs.logger())
+        try driver.start()
+        #expect(files(in: spool.new).isEmpty)
+        #expect(Set(driver.pendingJobs.keys) == ["b2", "b3"])
+        clock.advance(by: .seconds(3))
+        #expect(driver.tick().map(\.summary) == ["n2", "n3"])
+    }
+
+    @Test func aNewBatchIsHiddenWhileItIsFiled() throws {
+        try spool.prepare()
+        try spool.submit(Job(kind: .reminder, id: "x1", at: clock.now + .seconds(60), text: "x").encoded() + "\n", name: "x.jsonl")
+        let driver = EngineDriver(spool: spool, clock: clock, logger: logs.logger())
+        try driver.start()
+        let claims = driver.effects.compactMap { if case .file(let plan) = $0 { return plan.claimBatch } else { return nil } }
+        #expect(claims == ["x.jsonl"])
+        #expect(files(in: spool.new).isEmpty && driver.pendingCount == 1)
+    }
+}

@@ -30,6 +30,7 @@ extension Engine {
                         batches[name] = .some(nil)
                     } else {
                         batches[name] = BatchCounts()
+                        if !IntakeReader.isClaimedBatch(name) { plan.claimBatch = name }
                     }
                 }
                 guard case .some(.some(var counts)) = batches[name] else {
@@ -69,7 +70,7 @@ extension Engine {
             if result.isLastPart {
                 if counts.failed == 0 {
                     var plan = FilingPlan()
-                    plan.removeBatch = batch
+                    plan.removeBatch = IntakeReader.isClaimedBatch(batch) ? batch : IntakeReader.claimPrefix + batch
                     effects.append(.file(plan))
                 } else {
                     batches.removeValue(forKey: batch)
@@ -78,7 +79,9 @@ extension Engine {
                 }
             }
         }
-        if let batch = result.removedBatch, case .some(.some(let counts)) = batches.removeValue(forKey: batch) {
+        if let removed = result.removedBatch,
+           case .some(.some(let counts)) = batches.removeValue(forKey: removed) ?? batches.removeValue(forKey: String(removed.dropFirst(IntakeReader.claimPrefix.count))) {
+            let batch = removed
             logger.info("Batch accepted", metadata: ["file": "\(batch)", "jobs.added": "\(counts.added)",
                                                      "jobs.skipped": "\(counts.skipped)"])
         }

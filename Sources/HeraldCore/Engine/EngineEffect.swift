@@ -119,13 +119,17 @@ public struct FilingPlan: Sendable, Equatable {
     public var writes: [Write] = []
     /// Files moved to `failed/`.
     public var refusals: [Refusal] = []
+    /// A batch whose first part this is: renamed to `.filing-<name>` in `new/` before any write.
+    public var claimBatch: String?
     /// The batch the writes come from, and whether they are its last part.
     public var batch: String?
     public var isLastPart = false
     /// A batch whose every job is in `jobs/`: the disk is synced, then the batch removed from `new/`.
     public var removeBatch: String?
     public init() {}
-    public var isEmpty: Bool { moves.isEmpty && writes.isEmpty && refusals.isEmpty && batch == nil && removeBatch == nil }
+    public var isEmpty: Bool {
+        moves.isEmpty && writes.isEmpty && refusals.isEmpty && claimBatch == nil && batch == nil && removeBatch == nil
+    }
 }
 
 /// What came of a `FilingPlan`.

@@ -35,8 +35,8 @@ extension Job {
     /// - Parameters:
     ///   - data: the file's bytes (UTF-8 JSON, one object).
     ///   - zoneExists: whether a `timezone` value names a known zone.
-    /// - Throws: `JobError` naming the first problem found.
     ///   - localZone: the zone a calendar expression without one is read in (for validation).
+    /// - Throws: `JobError` naming the first problem found.
     public static func decode(_ data: Data, zoneExists: (String) -> Bool = Job.zoneFileExists,
                               localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
         let value: JSONValue
@@ -44,7 +44,7 @@ extension Job {
         return try decode(value, zoneExists: zoneExists, localZone: localZone)
     }
 
-    /// Validates an already-parsed document. See `decode(_:zoneExists:)`.
+    /// Validates an already-parsed document. See `decode(_:zoneExists:localZone:)`.
     public static func decode(_ value: JSONValue, zoneExists: (String) -> Bool = Job.zoneFileExists,
                               localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
         guard case .object(let o) = value else { throw JobError("not a JSON object but \(value.typeName)") }

@@ -32,7 +32,7 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
         return out
     }
 
-    /// A template known to be valid (Herald's own defaults; `HeraldConfigTests` checks them),
+    /// A template known to be valid (Herald's own defaults; `ConfigTests` checks them),
     /// taken without parsing it.
     init(valid source: String) { self.source = source }
 

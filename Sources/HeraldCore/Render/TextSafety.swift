@@ -1,6 +1,7 @@
 /// Text clean-up for popups: control characters out, markup escaped only where it is taken.
 public enum TextSafety {
-    /// Removes C0/C1 control characters and DEL; keeps newlines (and tabs when `keepTabs`).
+    /// Removes C0/C1 control characters and DEL; a tab becomes a space, and so does a newline
+    /// unless `keepNewlines`.
     public static func stripControls(_ text: String, keepNewlines: Bool = true) -> String {
         var out = String.UnicodeScalarView()
         for s in text.unicodeScalars {

@@ -23,7 +23,7 @@ public struct IntakeReader: Sendable {
     public func read(_ request: IntakeRequest, now: Instant, deliver: (EngineEvent) -> Void) {
         let names = request.names ?? ((try? FileSystem.list(spool.new)) ?? [])
         var singles: [IntakeFile] = []
-        for name in names.sorted() where !name.hasPrefix(".") {
+        for name in names.sorted() where !name.hasPrefix(".") || Self.isClaimedBatch(name) {
             if name.hasSuffix(".jsonl") {
                 if !singles.isEmpty { deliver(.intakeRead(singles)); singles = [] }
                 readBatch(name, request, now: now, deliver: deliver)
@@ -61,7 +61,11 @@ public struct IntakeReader: Sendable {
             if case .unreadable = error, !FileSystem.exists(path) { return deliver(.intakeRead([.gone(file: file)])) }
             return deliver(.intakeRead([.refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))]))
         }
-        let stem = String(file.dropLast(6))
+        let resumed = Self.isClaimedBatch(file)
+        let stem = String(file.dropLast(6).dropFirst(resumed ? Self.claimPrefix.count : 0))
+        // A batch heraldd had begun to file before it stopped: its jobs that fired and
+        // finished meanwhile are in done/ and must not come back.
+        let finished = resumed ? Set(((try? FileSystem.list(spool.done)) ?? []).compactMap { JobFileName(parsing: $0)?.id }) : []
         let decoded = JobBatch.decode(bytes, localZone: request.localZone)
         var problems = decoded.problems
         var candidates: [IntakeCandidate] = []
@@ -69,6 +73,7 @@ public struct IntakeReader: Sendable {
         var seen = Set<String>()
         for (line, job) in decoded.jobs {
             let id = job.id ?? JobBatch.defaultID(stem: stem, line: line.number)
+            if finished.contains(id) { continue }
             guard Job.isValidID(id), seen.insert(id).inserted else {
                 let message = "id '\(id)' appears twice"
                 problems.append(.init(line: line.number, message: message, redacted: message))
@@ -97,6 +102,12 @@ public struct IntakeReader: Sendable {
             start = end
         } while start < candidates.count
     }
+
+    /// A batch being filed is renamed to `.filing-<name>` first: hidden from other readers, and
+    /// recognisable as half-filed if heraldd stops before it is done.
+    public static let claimPrefix = ".filing-"
+
+    public static func isClaimedBatch(_ name: String) -> Bool { name.hasPrefix(claimPrefix) && name.hasSuffix(".jsonl") }
 
     /// When a job taken in now first fires.
     ///

@@ -19,6 +19,7 @@ import Foundation
 /// done/       jobs whose last occurrence fired
 /// cancelled/  jobs removed by `herald cancel`
 /// failed/     files that are not valid jobs, each with a <name>.reason sidecar
+/// habits/     one completion log per habit, <id>.jsonl
 /// history.jsonl, status.json, heraldd.lock
 /// ```
 public struct Spool: Sendable {
