@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SystemPackage
 
 /// A failed file-system call: the operation, the path and `strerror(errno)`.
 public struct FileSystemError: Error, CustomStringConvertible, Equatable {
@@ -17,6 +18,10 @@ public struct FileSystemError: Error, CustomStringConvertible, Equatable {
     public var description: String { "cannot \(operation) '\(path)': \(String(cString: strerror(code)))" }
     public init(operation: String, path: String, code: Int32) {
         self.operation = operation; self.path = path; self.code = code
+    }
+    /// From swift-system's error (anything else counts as EIO).
+    init(operation: String, path: String, errno error: any Error) {
+        self.init(operation: operation, path: path, code: (error as? Errno)?.rawValue ?? EIO)
     }
     public var isNotFound: Bool { code == ENOENT }
     public var exists: Bool { code == EEXIST }
@@ -46,23 +51,7 @@ public enum FileSystem {
     /// appears complete or not at all. With `syncDirectory`, the rename is made durable too.
     public static func writeAtomically(_ data: [UInt8], tmpPath: String, finalPath: String,
                                        syncDirectory: Bool = false) throws(FileSystemError) {
-        let fd = open(tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw fail("create", tmpPath) }
-        var ok = true
-        data.withUnsafeBytes { buf in
-            var off = 0
-            while off < buf.count {
-                let n = write(fd, buf.baseAddress! + off, buf.count - off)
-                if n < 0 { if errno == EINTR { continue }; ok = false; return }
-                off += n
-            }
-        }
-        if !ok || fsync(fd) != 0 {
-            let e = fail("write", tmpPath)
-            close(fd); unlink(tmpPath)
-            throw e
-        }
-        close(fd)
+        try writeFile(data, at: tmpPath, options: [.exclusiveCreate], sync: true)
         guard rename(tmpPath, finalPath) == 0 else {
             let e = fail("rename into place", finalPath)
             unlink(tmpPath)
@@ -71,13 +60,35 @@ public enum FileSystem {
         if syncDirectory { try syncDirectoryOf(finalPath) }
     }
 
+    /// Creates `path` (mode 0600, never through a symlink) holding `data`, fsynced when `sync`;
+    /// on failure the file is removed.
+    static func writeFile(_ data: [UInt8], at path: String, options: FileDescriptor.OpenOptions,
+                          sync: Bool) throws(FileSystemError) {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .writeOnly, options: options.union([.create, .closeOnExec, .noFollow]),
+                                         permissions: [.ownerReadWrite])
+        } catch { throw FileSystemError(operation: "create", path: path, errno: error) }
+        do {
+            try fd.closeAfter {
+                _ = try fd.writeAll(data)
+                if sync, fsync(fd.rawValue) != 0 { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            unlink(path)
+            throw FileSystemError(operation: "write", path: path, errno: error)
+        }
+    }
+
     /// fsyncs the directory holding `path`, making a rename into it durable.
     public static func syncDirectoryOf(_ path: String) throws(FileSystemError) {
         let dir = parentDirectory(of: path)
-        let fd = open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw fail("open directory", dir) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw fail("sync directory", dir) }
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(dir.isEmpty ? "." : dir, .readOnly, options: [.directory, .closeOnExec]) } catch {
+            throw FileSystemError(operation: "open directory", path: dir, errno: error)
+        }
+        defer { try? fd.close() }
+        guard fsync(fd.rawValue) == 0 else { throw fail("sync directory", dir) }
     }
 
     /// Renames atomically; fails with ENOENT if `from` is gone (someone else moved it first).
@@ -162,11 +173,15 @@ public enum FileSystem {
     /// Appends one line to `path` (creating it 0600) with O_APPEND, so concurrent appends of
     /// whole lines do not interleave.
     public static func appendLine(_ line: String, to path: String) throws(FileSystemError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw fail("open", path) }
-        defer { close(fd) }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .append, .closeOnExec, .noFollow],
+                                         permissions: [.ownerReadWrite])
+        } catch { throw FileSystemError(operation: "open", path: path, errno: error) }
+        defer { try? fd.close() }
+        // One write(2) of the whole line: O_APPEND makes it land whole at the end.
         let bytes = Array((line + "\n").utf8)
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+        let n = (try? bytes.withUnsafeBytes { try fd.write($0) }) ?? -1
         guard n == bytes.count else { throw fail("append to", path) }
     }
 
@@ -190,11 +205,7 @@ extension FileSystem {
     /// Writes `data` to `tmpPath` and renames it to `finalPath` without syncing: the caller
     /// syncs many such files at once with `syncFileSystem(of:)`.
     public static func writeUnsynced(_ data: [UInt8], tmpPath: String, finalPath: String) throws(FileSystemError) {
-        let fd = open(tmpPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw fail("create", tmpPath) }
-        let n = data.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
-        if n != data.count { let e = fail("write", tmpPath); close(fd); unlink(tmpPath); throw e }
-        close(fd)
+        try writeFile(data, at: tmpPath, options: [.truncate], sync: false)
         guard rename(tmpPath, finalPath) == 0 else { let e = fail("rename into place", finalPath); unlink(tmpPath); throw e }
     }
 
