@@ -55,7 +55,7 @@ extension Herald {
             for r in records {
                 let late = r.lateness >= .seconds(1) ? TimeSpan.humanize(r.lateness) : r.outcome == .shown ? "on time" : ""
                 rows.append([RelativeTime.clock(r.time, zone: ctx.zone, now: ctx.now), RelativeTime.phrase(r.time, now: ctx.now), r.id,
-                             r.role.map { $0 == .headsUp || $0 == .arrival ? "delivery/\($0.rawValue)" : $0.rawValue } ?? "-",
+                             r.role?.label ?? "-",
                              r.outcome.rawValue, late, [r.title, r.note].compactMap { $0 }.joined(separator: ": ")])
             }
             say(Table.render(rows, header: true) { _, column, cell in

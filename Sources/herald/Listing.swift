@@ -96,28 +96,13 @@ extension CLIContext {
 
     func kindLabel(_ p: PendingJob) -> String {
         guard let job = p.job else { return "?" }
-        if job.kind == .delivery, let occ = p.occurrence { return "delivery/" + job.role(of: occ).rawValue }
-        return job.kind.rawValue
+        return job.kind == .delivery ? p.occurrence.map { job.role(of: $0).label } ?? job.kind.rawValue : job.kind.rawValue
     }
 
     /// One line about what the job says.
     func summary(of p: PendingJob) -> String {
         guard let job = p.job else { return p.problem.map { "(unreadable: \($0))" } ?? "" }
-        let text: String
-        switch job.kind {
-        case .delivery:
-            var parts: [String] = []
-            if let at = job.at { parts.append("arrives " + RelativeTime.clock(at, zone: zone, now: now)) }
-            if let address = job.recipient?.address ?? config.profile.address { parts.append("at " + address) }
-            let items = MessageRenderer.itemsPhrase(job.items)
-            if !items.isEmpty { parts.append(items) }
-            text = parts.joined(separator: ", ")
-        case .reminder, .habit:
-            text = [job.title, job.text].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
-                + (job.every.map { " (every \($0))" } ?? "")
-        }
-        let flat = TextSafety.stripControls(text, keepNewlines: false)
-        return flat.count > 60 ? String(flat.prefix(59)) + "…" : flat
+        return job.summary(config: config, zone: zone, now: now)
     }
 
     func jsonValue(of p: PendingJob) -> JSONWriter.Value {

@@ -2,6 +2,13 @@ import Testing
 @testable import HeraldCore
 
 struct RenderingTests {
+    /// The popup for `job`'s occurrence `due`, shown at `now`.
+    func render(_ job: Job, id: String, due: Instant, now: Instant) -> NotificationRequest {
+        let schedule = try! JobSchedule(job, localZone: .utc)
+        return MessageRenderer(config: config).render(DueOccurrence(job: job, schedule: schedule, name: JobFileName(id: id, occurrence: due)),
+                                                      now: now)
+    }
+
     let arrival = Instant(seconds: 1_795_353_600)
     var config: HeraldConfig {
         var c = HeraldConfig()
@@ -14,7 +21,7 @@ struct RenderingTests {
     }
 
     @Test func headsUpNamesTheRecipientAddressAndItemsVerbatim() {
-        let r = MessageRenderer(config: config).render(delivery, id: "d1", due: arrival - .minutes(15), now: arrival - .minutes(15))
+        let r = render(delivery, id: "d1", due: arrival - .minutes(15), now: arrival - .minutes(15))
         #expect(r.summary == "Delivery in 15 min")
         #expect(r.body == "Zoë O'Brien & <co>, your order arrives at 12 \"Elm\" St ✓ in 15 min.\n3 items: apple, milk ×2")
         #expect(r.category == "x-herald.delivery")
@@ -23,7 +30,7 @@ struct RenderingTests {
 
     @Test func aLateHeadsUpSaysTheRealMinutesLeft() {
         let now = arrival - .seconds(4 * 60 + 10)
-        let r = MessageRenderer(config: config).render(delivery, id: "d1", due: arrival - .minutes(15), now: now)
+        let r = render(delivery, id: "d1", due: arrival - .minutes(15), now: now)
         #expect(r.summary == "Delivery in 5 min")
         #expect(r.body.contains("in 5 min."))
         #expect(!r.body.contains("late"))
@@ -33,18 +40,18 @@ struct RenderingTests {
         var job = delivery
         job.recipient = nil
         job.items = []
-        let r = MessageRenderer(config: config).render(job, id: "d1", due: arrival, now: arrival)
+        let r = render(job, id: "d1", due: arrival, now: arrival)
         #expect(r.summary == "Your delivery is here")
         #expect(r.body == "Profile Person, your order is arriving at 1 Profile Rd now.")
     }
 
     @Test func remindersUseTitleAndText() {
         let job = Job(kind: .reminder, at: arrival, title: "Oven", text: "Take the bread out", urgency: .critical)
-        let r = MessageRenderer(config: config).render(job, id: "r", due: arrival, now: arrival)
+        let r = render(job, id: "r", due: arrival, now: arrival)
         #expect(r.summary == "Oven")
         #expect(r.body == "Take the bread out")
         #expect(r.urgency == .critical)
-        let plain = MessageRenderer(config: config).render(Job(kind: .reminder, at: arrival, text: "Call mom"), id: "r", due: arrival, now: arrival)
+        let plain = render(Job(kind: .reminder, at: arrival, text: "Call mom"), id: "r", due: arrival, now: arrival)
         #expect(plain.summary == "Call mom")
         #expect(plain.body == "")
         #expect(plain.urgency == .normal)
@@ -52,13 +59,13 @@ struct RenderingTests {
 
     @Test func lateRemindersSaySo() {
         let job = Job(kind: .reminder, at: arrival, text: "Call mom")
-        let r = MessageRenderer(config: config).render(job, id: "r", due: arrival, now: arrival + .minutes(130))
+        let r = render(job, id: "r", due: arrival, now: arrival + .minutes(130))
         #expect(r.body == "(late by 2 h 10 min)")
     }
 
     @Test func controlCharactersAreStripped() {
         let job = Job(kind: .reminder, at: arrival, title: "a\u{7}b\u{1b}[31mc", text: "x\u{0}y\nz\u{85}")
-        let r = MessageRenderer(config: config).render(job, id: "r", due: arrival, now: arrival)
+        let r = render(job, id: "r", due: arrival, now: arrival)
         #expect(r.summary == "ab[31mc")
         #expect(r.body == "xy\nz")
     }

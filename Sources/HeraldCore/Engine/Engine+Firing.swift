@@ -57,34 +57,23 @@ extension Engine {
                 + perform(outbox.shown(name.id), now: now)
         }
         let firing = Firing(name: name, job: job, schedule: schedule, due: due)
-        var settled: [EngineEffect]? = nil
+        let occurrence = DueOccurrence(job: job, schedule: schedule, name: name, habitLog: loaded.habitLog)
+        if let log = loaded.habitLog { reportLogProblems(log, id: name.id) }
+        let settled: [EngineEffect]
         if now - name.fireAt > config.catchUpGrace {
             // Came due while Herald was down or the machine asleep, too long ago to show.
             settled = record(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
-        } else if job.role(of: name.occurrence) == .headsUp, name.snoozedUntil == nil, let arrival = job.at, now >= arrival {
-            // The arrival itself is due: a heads-up now would only repeat it.
-            settled = record(firing, outcome: .skipped, now: now, note: "arrival already due")
-        }
-        var stats: HabitStats? = nil
-        if settled == nil, job.kind == .habit {
-            let day = LocalDate(name.occurrence, in: schedule.zone)
-            let log = loaded.habitLog ?? HabitLog.Contents(days: [], problems: [])
-            reportLogProblems(log, id: name.id)
-            if log.days.contains(day) {
-                // Quiet for the rest of that day: resume with the next day's first reminder.
-                settled = record(firing, outcome: .skipped, now: now, note: "done for the day",
-                                 resumeAfter: day.adding(days: 1).start(in: schedule.zone) - Span(microseconds: 1))
-            } else {
-                stats = HabitStats.compute(schedule, done: log.days, today: day)
-            }
+        } else if let skip = job.kind.rules.skipReason(occurrence, now: now) {
+            settled = record(firing, outcome: .skipped, now: now, note: skip.note, resumeAfter: skip.resumeAfter)
+        } else {
+            showing[name.id] = firing
+            let request = MessageRenderer(config: config).render(occurrence, now: now)
+            logger.debug("Showing notification",
+                         metadata: ["job.id": "\(name.id)", "summary": "\(request.summary)", "body": "\(request.body)"])
+            return [.show(request)]
         }
         // Settled without a popup: the next occurrence may be due already (an arrival after its skipped heads-up).
-        if let settled { return settled + perform(outbox.shown(name.id), now: now) + tick(now: now) }
-        showing[name.id] = firing
-        let request = MessageRenderer(config: config).render(job, id: name.id, due: name.occurrence, now: now, stats: stats)
-        logger.debug("Showing notification",
-                     metadata: ["job.id": "\(name.id)", "summary": "\(request.summary)", "body": "\(request.body)"])
-        return [.show(request)]
+        return settled + perform(outbox.shown(name.id), now: now) + tick(now: now)
     }
 
     /// The notifier finished with job `id`'s popup.

@@ -28,7 +28,6 @@ public struct JobError: Error, Equatable, CustomStringConvertible {
 extension Job {
     static let fields: Set<String> = ["version", "kind", "id", "at", "every", "timezone", "title", "text",
                                       "icon", "urgency", "recipient", "items", "lead", "tags"]
-    static let deliveryOnly = ["recipient", "items", "lead"]
 
     /// Decodes and validates one job document.
     ///
@@ -129,23 +128,14 @@ extension Job {
         return tags
     }
 
+    /// Fields that belong to another kind are refused; then the kind's own rules apply.
     func checkKindRules(present: Set<String>) throws(JobError) {
-        if kind != .delivery, let field = Job.deliveryOnly.first(where: present.contains) {
-            throw JobError("field '\(field)' is only for deliveries")
-        }
-        switch kind {
-        case .reminder:
-            guard at != nil || every != nil else { throw JobError("a reminder needs 'at' or 'every'") }
-            guard !(text ?? "").trimmingSpaces.isEmpty || !(title ?? "").trimmingSpaces.isEmpty else {
-                throw JobError("a reminder needs a non-empty 'text' or 'title'")
+        for other in Kind.allCases where other != kind {
+            if let field = other.rules.ownFields.first(where: present.contains) {
+                throw JobError("field '\(field)' is only for \(other.plural)")
             }
-        case .delivery:
-            guard at != nil else { throw JobError("a delivery needs 'at', its arrival time") }
-            guard every == nil else { throw JobError("field 'every' is not for deliveries (they arrive once)") }
-        case .habit:
-            guard every != nil else { throw JobError("a habit needs 'every', its schedule") }
-            guard !(title ?? "").trimmingSpaces.isEmpty else { throw JobError("a habit needs a non-empty 'title', its name") }
         }
+        try kind.rules.validate(self)
     }
 
     static func string(_ value: JSONValue, _ field: String) throws(JobError) -> String {

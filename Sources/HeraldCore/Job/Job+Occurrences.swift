@@ -11,15 +11,7 @@ extension Job {
     public func effectiveLead(defaultLead: Span) -> Span { lead ?? defaultLead }
 
     /// What the occurrence at `instant` is.
-    public func role(of instant: Instant) -> OccurrenceRole {
-        switch kind {
-        case .reminder: return .reminder
-        case .habit: return .habit
-        case .delivery:
-            if let at, instant < at { return .headsUp }
-            return .arrival
-        }
-    }
+    public func role(of instant: Instant) -> OccurrenceRole { kind.rules.role(of: instant, in: self) }
 
     /// The zone a job's times are read in: its own `timezone`, else `localZone`.
     public func zone(localZone: TimeZoneRules) -> TimeZoneRules {
@@ -52,20 +44,14 @@ public struct JobSchedule: Sendable {
         if calendar != nil {
             return recurrence(after: max(job.at.map { $0 - Span(microseconds: 1) } ?? now, now))
         }
-        guard let at = job.at else { return nil }
-        if job.kind == .delivery {
-            let lead = job.effectiveLead(defaultLead: defaultLead)
-            return lead > .zero ? at - lead : at
-        }
-        return at
+        return job.kind.rules.firstFixed(job, defaultLead: defaultLead)
     }
 
     /// The occurrence after `previous` fired at `now`, or nil when the job is finished.
     /// A recurring job continues from now: occurrences missed meanwhile are not repeated.
     public func next(after previous: Instant, now: Instant) -> Instant? {
         if calendar != nil { return recurrence(after: max(previous, now)) }
-        if job.kind == .delivery, let at = job.at, previous < at { return at }
-        return nil
+        return job.kind.rules.nextFixed(job, after: previous)
     }
 
     /// The calendar's next elapse. Where systemd's search gives up (it can, next to some

@@ -18,39 +18,20 @@ public struct MessageRenderer: Sendable {
         return us <= 0 ? 0 : Int((us + 59_999_999) / 60_000_000)
     }
 
-    /// The buttons on a habit's popup.
-    public static let habitActions: [PopupAction] = [.done, .snooze]
-
     /// A job fired more than this after its due time is marked late.
     public static let lateThreshold = Span.minutes(1)
 
-    /// The popup for `job`'s occurrence `due`, shown at `now`. A habit's popup needs its
-    /// `stats`, and gets Done and Snooze buttons.
-    public func render(_ job: Job, id: String, due: Instant, now: Instant, stats: HabitStats? = nil) -> NotificationRequest {
-        let role = job.role(of: due)
-        let late = now - due
+    /// The popup for a due occurrence, shown at `now`: the kind's template, values and buttons.
+    public func render(_ occurrence: DueOccurrence, now: Instant) -> NotificationRequest {
+        let job = occurrence.job
+        let role = occurrence.role
+        let late = now - occurrence.occurrence
+        let (message, kindValues) = job.kind.rules.message(occurrence, config: config, now: now)
         var values: [String: String] = [
             "title": job.title ?? "", "text": job.text ?? "",
             "late": late >= Self.lateThreshold ? "late by " + TimeSpan.humanize(late) : "",
         ]
-        let message: HeraldConfig.Message
-        switch role {
-        case .headsUp, .arrival:
-            values["name"] = job.recipient?.name ?? config.profile.name ?? "Hello"
-            values["address"] = job.recipient?.address ?? config.profile.address ?? "your address"
-            values["items"] = Self.itemsPhrase(job.items)
-            values["count"] = String(job.itemCount)
-            values["minutes"] = String(job.at.map { Self.minutesLeft(until: $0, now: now) } ?? 0)
-            message = role == .headsUp ? config.templates.headsUp : config.templates.arrival
-        case .reminder:
-            message = config.templates.reminder
-        case .habit:
-            let s = stats ?? HabitStats(total: 0, currentStreak: 0, bestStreak: 0, doneToday: false)
-            values["progress"] = s.progressPhrase
-            values["streak"] = String(s.currentStreak)
-            values["total"] = s.totalPhrase
-            message = config.templates.habit
-        }
+        values.merge(kindValues) { _, kind in kind }
         var summary = TextSafety.stripControls(message.summary.render(values), keepNewlines: false).trimmingSpaces
         if summary.isEmpty {
             let text = (job.text ?? "").trimmingSpaces
@@ -65,9 +46,8 @@ public struct MessageRenderer: Sendable {
             body = body.isEmpty ? "(\(lateText))" : body + "\n(\(lateText))"
         }
         return NotificationRequest(
-            jobID: id, occurrence: due, summary: summary, body: body, icon: job.icon,
-            urgency: job.urgency ?? config.urgency,
-            category: "x-herald." + (role == .headsUp || role == .arrival ? "delivery" : job.kind.rawValue),
-            actions: role == .habit ? Self.habitActions : [])
+            jobID: occurrence.name.id, occurrence: occurrence.occurrence, summary: summary, body: body, icon: job.icon,
+            urgency: job.urgency ?? config.urgency, category: "x-herald." + job.kind.rawValue,
+            actions: job.kind.rules.actions(for: role))
     }
 }

@@ -1,0 +1,55 @@
+/// A delivery: a heads-up `lead` before the arrival, then the arrival itself, both naming the
+/// recipient, the address and the items.
+enum DeliveryKind: JobKindRules {
+    static let ownFields = ["recipient", "items", "lead"]
+
+    static func validate(_ job: Job) throws(JobError) {
+        guard job.at != nil else { throw JobError("a delivery needs 'at', its arrival time") }
+        guard job.every == nil else { throw JobError("field 'every' is not for deliveries (they arrive once)") }
+    }
+
+    static func role(of instant: Instant, in job: Job) -> OccurrenceRole {
+        if let at = job.at, instant < at { return .headsUp }
+        return .arrival
+    }
+
+    static func firstFixed(_ job: Job, defaultLead: Span) -> Instant? {
+        guard let at = job.at else { return nil }
+        let lead = job.effectiveLead(defaultLead: defaultLead)
+        return lead > .zero ? at - lead : at
+    }
+
+    static func nextFixed(_ job: Job, after previous: Instant) -> Instant? {
+        guard let at = job.at, previous < at else { return nil }
+        return at
+    }
+
+    /// A heads-up whose arrival is already due would only repeat it.
+    static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? {
+        guard role(of: occurrence.occurrence, in: occurrence.job) == .headsUp, occurrence.name.snoozedUntil == nil,
+              let arrival = occurrence.job.at, now >= arrival else { return nil }
+        return Skip(note: "arrival already due")
+    }
+
+    static func message(_ occurrence: DueOccurrence, config: HeraldConfig, now: Instant) -> (HeraldConfig.Message, [String: String]) {
+        let job = occurrence.job
+        let values = [
+            "name": job.recipient?.name ?? config.profile.name ?? "Hello",
+            "address": job.recipient?.address ?? config.profile.address ?? "your address",
+            "items": MessageRenderer.itemsPhrase(job.items),
+            "count": String(job.itemCount),
+            "minutes": String(job.at.map { MessageRenderer.minutesLeft(until: $0, now: now) } ?? 0),
+        ]
+        let headsUp = role(of: occurrence.occurrence, in: job) == .headsUp
+        return (headsUp ? config.templates.headsUp : config.templates.arrival, values)
+    }
+
+    static func summary(_ job: Job, config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String {
+        var parts: [String] = []
+        if let at = job.at { parts.append("arrives " + RelativeTime.clock(at, zone: zone, now: now)) }
+        if let address = job.recipient?.address ?? config.profile.address { parts.append("at " + address) }
+        let items = MessageRenderer.itemsPhrase(job.items)
+        if !items.isEmpty { parts.append(items) }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,93 @@
+/// What makes one kind of job that kind: its own fields and rules, when it fires, what each
+/// firing is, when one is settled without a popup, and how its popup and listings read.
+/// Each kind is one type in this folder; `Job.Kind.rules` registers it.
+protocol JobKindRules {
+    /// Fields only this kind may carry.
+    static var ownFields: [String] { get }
+    /// The kind's own requirements of a decoded job (fields common to all are checked already).
+    static func validate(_ job: Job) throws(JobError)
+    /// What the occurrence at `instant` is.
+    static func role(of instant: Instant, in job: Job) -> OccurrenceRole
+    /// The first time a job taken in at `now` fires, when it has no calendar; nil: never.
+    static func firstFixed(_ job: Job, defaultLead: Span) -> Instant?
+    /// The fixed occurrence after `previous`, when it has no calendar; nil: finished.
+    static func nextFixed(_ job: Job, after previous: Instant) -> Instant?
+    /// Why a due occurrence is settled without a popup, or nil to show it.
+    static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip?
+    /// The template and placeholder values for the popup.
+    static func message(_ occurrence: DueOccurrence, config: HeraldConfig, now: Instant) -> (HeraldConfig.Message, [String: String])
+    /// The buttons on the popup.
+    static func actions(for role: OccurrenceRole) -> [PopupAction]
+    /// One line about the job for `herald list`.
+    static func summary(_ job: Job, config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String
+}
+
+/// A due occurrence as a kind sees it: the job, which occurrence, and what the kind was given
+/// to decide about it (a habit's log).
+public struct DueOccurrence: Sendable {
+    public var job: Job
+    public var schedule: JobSchedule
+    public var name: JobFileName
+    public var habitLog: HabitLog.Contents?
+    public var occurrence: Instant { name.occurrence }
+    public var role: OccurrenceRole { job.role(of: name.occurrence) }
+
+    public init(job: Job, schedule: JobSchedule, name: JobFileName, habitLog: HabitLog.Contents? = nil) {
+        self.job = job; self.schedule = schedule; self.name = name; self.habitLog = habitLog
+    }
+}
+
+/// An occurrence settled without a popup: recorded as `skipped` with `note`; with
+/// `resumeAfter`, a recurring job skips everything up to that time.
+public struct Skip: Sendable, Equatable {
+    public var note: String
+    public var resumeAfter: Instant?
+}
+
+extension JobKindRules {
+    static func firstFixed(_ job: Job, defaultLead: Span) -> Instant? { job.at }
+    static func nextFixed(_ job: Job, after previous: Instant) -> Instant? { nil }
+    static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? { nil }
+    static func actions(for role: OccurrenceRole) -> [PopupAction] { [] }
+    static func role(of instant: Instant, in job: Job) -> OccurrenceRole { .reminder }
+
+    /// Title and text, with the schedule: the listing line of reminders and habits.
+    static func titledSummary(_ job: Job) -> String {
+        [job.title, job.text].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+            + (job.every.map { " (every \($0))" } ?? "")
+    }
+}
+
+extension Job.Kind {
+    /// The kind's rules (the registry: a new kind adds its line here).
+    var rules: any JobKindRules.Type {
+        switch self {
+        case .reminder: return ReminderKind.self
+        case .delivery: return DeliveryKind.self
+        case .habit: return HabitKind.self
+        }
+    }
+}
+
+extension Job.Kind {
+    /// The kind in a sentence's plural: "reminders", "deliveries", "habits".
+    var plural: String { self == .delivery ? "deliveries" : rawValue + "s" }
+}
+
+extension OccurrenceRole {
+    /// How listings and the history name a firing: `reminder`, `delivery/heads-up`, `habit`.
+    public var label: String {
+        switch self {
+        case .headsUp, .arrival: return "delivery/" + rawValue
+        case .reminder, .habit: return rawValue
+        }
+    }
+}
+
+extension Job {
+    /// One line about the job for `herald list`, at most 60 characters.
+    public func summary(config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String {
+        let flat = TextSafety.stripControls(kind.rules.summary(self, config: config, zone: zone, now: now), keepNewlines: false)
+        return flat.count > 60 ? String(flat.prefix(59)) + "…" : flat
+    }
+}

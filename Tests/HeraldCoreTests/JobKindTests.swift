@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import HeraldCore
+
+/// Each kind's own rules, through the registry the rest of Herald uses.
+struct JobKindTests {
+    let at = ISO8601.parseInstant("2026-11-22T12:00:00Z")!
+
+    func occurrence(_ job: Job, _ instant: Instant, log: Set<LocalDate>? = nil, snoozed: Instant? = nil) -> DueOccurrence {
+        DueOccurrence(job: job, schedule: try! JobSchedule(job, localZone: .utc),
+                      name: JobFileName(id: "x", occurrence: instant, snoozedUntil: snoozed),
+                      habitLog: log.map { HabitLog.Contents(days: $0, problems: []) })
+    }
+
+    @Test func aDeliveryFiresItsLeadBeforeTheArrivalThenAtIt() {
+        let job = Job(kind: .delivery, at: at, lead: .minutes(10))
+        #expect(job.kind.rules.firstFixed(job, defaultLead: .minutes(15)) == at - .minutes(10))
+        #expect(job.kind.rules.nextFixed(job, after: at - .minutes(10)) == at)
+        #expect(job.kind.rules.nextFixed(job, after: at) == nil)
+        #expect(job.role(of: at - .minutes(10)) == .headsUp && job.role(of: at) == .arrival)
+        #expect(job.role(of: at).label == "delivery/arrival")
+    }
+
+    @Test func aHeadsUpAfterItsArrivalIsSkippedUnlessSnoozed() {
+        let job = Job(kind: .delivery, at: at, lead: .minutes(10))
+        #expect(job.kind.rules.skipReason(occurrence(job, at - .minutes(10)), now: at)?.note == "arrival already due")
+        #expect(job.kind.rules.skipReason(occurrence(job, at - .minutes(10)), now: at - .minutes(1)) == nil)
+        #expect(job.kind.rules.skipReason(occurrence(job, at - .minutes(10), snoozed: at + .minutes(5)), now: at) == nil)
+    }
+
+    @Test func aHabitDoneTodayIsSkippedUntilTomorrowAndHasButtons() {
+        let job = Job(kind: .habit, every: "*-*-* 12:00", title: "Water")
+        let today = LocalDate(at, in: .utc)
+        let skip = job.kind.rules.skipReason(occurrence(job, at, log: [today]), now: at)
+        #expect(skip?.resumeAfter == today.adding(days: 1).start(in: .utc) - Span(microseconds: 1))
+        #expect(job.kind.rules.skipReason(occurrence(job, at, log: []), now: at) == nil)
+        #expect(job.kind.rules.actions(for: .habit) == [.done, .snooze])
+        #expect(Job.Kind.reminder.rules.actions(for: .reminder).isEmpty)
+    }
+
+    @Test func eachKindRefusesAnotherKindsFields() {
+        let text = "{\"version\":1,\"kind\":\"reminder\",\"at\":\"2026-11-22T10:00Z\",\"text\":\"x\",\"lead\":\"5m\"}"
+        #expect(throws: JobError("field 'lead' is only for deliveries")) { try Job.decode(Data(text.utf8)) }
+    }
+
+    @Test func listingsSummariseEachKindInOneLine() {
+        var config = HeraldConfig()
+        config.profile.address = "1 Elm St"
+        let delivery = Job(kind: .delivery, at: at, items: [.init(name: "milk", quantity: 2)])
+        #expect(delivery.summary(config: config, zone: .utc, now: at - .minutes(60)) == "arrives 12:00, at 1 Elm St, 2 items: milk ×2")
+        let habit = Job(kind: .habit, every: "daily", title: "Stretch", text: String(repeating: "long ", count: 20))
+        let line = habit.summary(config: config, zone: .utc, now: at)
+        #expect(line.count == 60 && line.hasPrefix("Stretch: long") && line.hasSuffix("…"))
+    }
+}
