@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         .systemLibrary(
@@ -34,8 +35,7 @@ let package = Package(
             ]
         ),
         .target(name: "CHeraldSys"),
-        // argc/argv for CommandLine without the standard library's /proc/self/maps scan at
-        // start-up (see herald_argv.c); both programs link it.
+        // argc/argv for CommandLine without the standard library's start-up scan (herald_argv.c).
         .target(name: "CHeraldArgv"),
         .target(
             name: "HeraldNotify",
@@ -54,16 +54,10 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "CHeraldArgv",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
-            // The CLI needs no shared library: fully static, it starts about twice as fast
-            // (no dynamic loading or relocation of libstdc++ and friends). --eh-frame-hdr keeps
-            // unwinding on the binary-search table instead of sorting every FDE at first use.
-            // lld lays out the functions and data `herald remind` touches in the order of
-            // linker/herald.order: together they fill a few pages instead of being spread over
-            // 14 MB, so a run takes about half the page faults (`make release` compiles with
-            // -function-sections, so each function can move on its own). Unlike gold, lld also reports
-            // undefined symbols in code that --gc-sections drops, hence the two Foundation
-            // helper libraries FoundationEssentials refers to.
+            // Release: fully static, laid out in linker/herald.order, for a fast `herald remind`
+            // (BENCHMARKS.md, "CLI start"); lld needs the two Foundation helper libraries.
             linkerSettings: [.unsafeFlags(["-static-executable", "-Xlinker", "--eh-frame-hdr",
                                            "-use-ld=lld",
                                            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/herald.order",
@@ -73,10 +67,12 @@ let package = Package(
         ),
         .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
         .executableTarget(name: "herald-fuzz", dependencies: ["HeraldFuzz"]),
+        // The private bus, notify socket and process helpers of herald-bench and the end-to-end tests.
+        .target(name: "HeraldTestSupport"),
         .executableTarget(
             name: "herald-bench",
             dependencies: [
-                "CLibNotify", "HeraldCore",
+                "CLibNotify", "HeraldCore", "HeraldTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
@@ -85,7 +81,7 @@ let package = Package(
                     exclude: ["Fixtures"]),  // read by path, see CalendarSystemdTests
         .testTarget(
             name: "HeraldEndToEndTests",
-            dependencies: ["HeraldCore", "HeraldFuzz", "heraldd", "herald", "herald-bench"],
+            dependencies: ["HeraldCore", "HeraldFuzz", "HeraldTestSupport", "heraldd", "herald", "herald-bench"],
             exclude: ["Support/mockctl.py"]
         ),
     ]

@@ -3,15 +3,6 @@ import Foundation
 import HeraldCore
 import Logging
 
-/// What the notification server says about itself (GetServerInformation, GetCapabilities).
-public struct ServerInfo: Sendable, Equatable {
-    public var name: String
-    public var vendor: String
-    public var version: String
-    public var specVersion: String
-    public var capabilities: [String]
-}
-
 /// Shows notifications through libnotify on a private GLib main-loop thread.
 ///
 /// `notify_notification_show` is synchronous: a hung server blocks this thread (up to
@@ -139,10 +130,10 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             return .success(())
         }
         herald_notification_unref(notification)
-        let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-        if let error { g_error_free(error) }
         capabilities = nil  // the server may come back different
-        return .failure(Self.classify(message))
+        guard let error else { return .failure(NotifierError(.failed, detail: "unknown error")) }
+        defer { g_error_free(error) }
+        return .failure(Self.classify(error, busReachable: Self.sessionBusReachable()))
     }
 
     private func addActions(_ request: NotificationRequest, to notification: UnsafeMutablePointer<NotifyNotification>) {
@@ -228,21 +219,47 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         return URL(fileURLWithPath: icon).absoluteString
     }
 
-    /// Maps libnotify/GDBus error text to what went wrong.
-    static func classify(_ message: String) -> NotifierError {
-        if message.contains("ServiceUnknown") || message.contains("not provided by any .service")
-            || message.contains("NameHasNoOwner") {
-            return NotifierError(.noServer, detail: message)
+    /// What went wrong, from a GError's domain and code; the detail is the error's message.
+    /// GDBus turns the bus daemon's `org.freedesktop.DBus.Error.*` replies into G_DBUS_ERROR
+    /// codes, so "no such service" and "no reply" arrive as codes, not as text to search.
+    ///
+    /// - Parameter busReachable: whether the session bus can be connected to now, asked only
+    ///   when the code says nothing more specific: not finding the bus has no code of its own
+    ///   (GIO's "Cannot autolaunch D-Bus without X11 $DISPLAY" is a plain G_IO_ERROR_FAILED).
+    static func classify(_ error: UnsafePointer<GError>, busReachable: @autoclosure () -> Bool) -> NotifierError {
+        let message = String(cString: error.pointee.message)
+        let domain = error.pointee.domain
+        let code = UInt32(bitPattern: error.pointee.code)
+        var kind = NotifierError.Kind.failed
+        if domain == g_dbus_error_quark() {
+            switch GDBusError(rawValue: code) {
+            case G_DBUS_ERROR_SERVICE_UNKNOWN, G_DBUS_ERROR_NAME_HAS_NO_OWNER: kind = .noServer
+            case G_DBUS_ERROR_NO_REPLY, G_DBUS_ERROR_TIMEOUT, G_DBUS_ERROR_TIMED_OUT: kind = .timeout
+            case G_DBUS_ERROR_NO_SERVER, G_DBUS_ERROR_DISCONNECTED: kind = .noBus
+            default: break
+            }
+        } else if domain == g_io_error_quark() {
+            switch GIOErrorEnum(rawValue: code) {
+            case G_IO_ERROR_TIMED_OUT: kind = .timeout
+            // The bus socket is missing or refuses us, or the connection closed.
+            case G_IO_ERROR_NOT_FOUND, G_IO_ERROR_CONNECTION_REFUSED, G_IO_ERROR_CLOSED: kind = .noBus
+            default: break
+            }
         }
-        if message.contains("Timeout was reached") || message.contains("NoReply") {
-            return NotifierError(.timeout, detail: message)
+        if kind == .failed && !busReachable() { kind = .noBus }
+        return NotifierError(kind, detail: message)
+    }
+
+    /// Whether the session bus can be connected to (g_bus_get_sync; GIO keeps the connection
+    /// once made, so asking again costs nothing).
+    static func sessionBusReachable() -> Bool {
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+            if let error { g_error_free(error) }
+            return false
         }
-        if message.contains("autolaunch") || message.contains("DBUS_SESSION_BUS_ADDRESS")
-            || message.contains("Could not connect") || message.contains("Connection refused")
-            || message.contains("No such file or directory") || message.contains("connection is closed") {
-            return NotifierError(.noBus, detail: message)
-        }
-        return NotifierError(.failed, detail: message)
+        g_object_unref(UnsafeMutableRawPointer(bus))
+        return true
     }
 }
 

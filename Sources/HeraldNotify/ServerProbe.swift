@@ -1,25 +1,14 @@
 import CLibNotify
 import HeraldCore
 
-/// What `herald doctor` needs to know about the session bus and the notification server,
-/// asked directly over GDBus with a short timeout (libnotify's own calls wait 25 s for a
-/// frozen server).
-public struct ServerProbe: Sendable, Equatable {
-    /// The bus address tried (`DBUS_SESSION_BUS_ADDRESS`, or "" when unset).
-    public var busAddress: String
-    /// Why the session bus could not be reached; nil when it was.
-    public var busError: String?
-    /// The unique name owning org.freedesktop.Notifications, or nil.
-    public var serverOwner: String?
-    /// What the server says about itself; nil when it did not answer.
-    public var server: ServerInfo?
-    /// Why the server could not be asked; nil when it answered.
-    public var serverError: String?
-
+/// Asks the session bus and the notification server about themselves, for `heraldd --probe`
+/// (read by `herald doctor`), directly over GDBus with a short timeout (libnotify's own calls
+/// wait 25 s for a frozen server).
+public enum ServerProbe {
     /// Asks the session bus and the server; each call waits at most `timeoutMs`.
     /// Runs GLib calls on the calling thread only (no main loop needed for sync calls).
-    public static func run(busAddress: String, timeoutMs: Int32 = 3000) -> ServerProbe {
-        var probe = ServerProbe(busAddress: busAddress)
+    public static func run(busAddress: String, timeoutMs: Int32 = 3000) -> ProbeAnswer {
+        var probe = ProbeAnswer(bus: busAddress)
         var error: UnsafeMutablePointer<GError>? = nil
         guard let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
             probe.busError = take(error) ?? "cannot connect"
@@ -38,9 +27,9 @@ public struct ServerProbe: Sendable, Equatable {
             g_variant_unref(child)
             g_variant_unref(reply)
         } else {
+            let noOwner = error.map { LibNotifyNotifier.classify($0, busReachable: true).kind == .noServer } ?? true
             let message = take(error) ?? "no owner"
-            probe.serverError = message.contains("NameHasNoOwner") || message.contains("no owner") || message.contains("does not have an owner")
-                ? "no program owns \(service) on the session bus" : message
+            probe.serverError = noOwner ? "no program owns \(service) on the session bus" : message
             return probe
         }
         error = nil
@@ -90,22 +79,5 @@ public struct ServerProbe: Sendable, Equatable {
         guard let error else { return nil }
         defer { g_error_free(error) }
         return String(cString: error.pointee.message)
-    }
-
-    /// The probe as JSON, for `heraldd --probe` (read by `herald doctor`).
-    public var json: String {
-        var f: [(String, JSONWriter.Value)] = [("bus", .string(busAddress))]
-        f.append(("busError", busError.map { .string($0) } ?? .null))
-        f.append(("serverOwner", serverOwner.map { .string($0) } ?? .null))
-        if let server {
-            f.append(("server", .object([
-                ("name", .string(server.name)), ("vendor", .string(server.vendor)), ("version", .string(server.version)),
-                ("specVersion", .string(server.specVersion)), ("capabilities", .array(server.capabilities.map { .string($0) })),
-            ])))
-        } else {
-            f.append(("server", .null))
-        }
-        f.append(("serverError", serverError.map { .string($0) } ?? .null))
-        return JSONWriter.render(.object(f))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 
 /// One benchmark run: a working directory with a spool, a private bus with the timestamping
 /// server, and the daemon under test.
@@ -352,15 +353,11 @@ final class BenchRun {
         for (tid, count) in after.sorted(by: { $0.key < $1.key }) {
             let delta = count - (before[tid] ?? 0)
             total += delta
-            if delta > 0 { busy.append("\(threadName(pid: daemon.pid, tid: tid)): \(delta)") }
+            if delta > 0 { busy.append("\(ProcessInfoReader.threadName(pid: daemon.pid, tid: tid)): \(delta)") }
         }
         return (total, after.count, busy.joined(separator: ", "))
     }
 
-    private func threadName(pid: pid_t, tid: Int) -> String {
-        ((try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)) ?? "\(tid)")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 
     /// `herald remind` and `at`, alternately (which goes first alternates too), after warm-ups.
     private func enqueue() throws(BenchError) -> (Samples, Samples) {

@@ -1,6 +1,7 @@
 import CLibNotify
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import Synchronization
 
 /// A notification server (org.freedesktop.Notifications) on a bus, written with GDBus, that

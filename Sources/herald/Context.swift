@@ -34,16 +34,9 @@ struct CLIContext {
 
     static func load(spool: String?, config configPath: String?) throws -> CLIContext {
         let environment = Environment.current()
-        var source = ConfigLoader.defaultPath(environment: environment)
-        if let path = configPath { source = (path, true) }
-        let config: HeraldConfig
-        do {
-            config = try ConfigLoader.load(path: source.path, explicit: source.explicit, environment: environment)
-        } catch {
-            throw CLIError.data(error.description)
-        }
-        let root = spool ?? config.spool ?? Spool.defaultRoot(environment: environment)
-        return CLIContext(config: config, spool: Spool(root: root), zone: TimeZoneRules.local(environment: environment),
+        let resolved = Resolution.resolve(spool: spool, config: configPath, environment: environment)
+        if let error = resolved.configError { throw CLIError.data(error.description) }
+        return CLIContext(config: resolved.config, spool: resolved.spool, zone: TimeZoneRules.local(environment: environment),
                           now: SystemClock().now, environment: environment)
     }
 

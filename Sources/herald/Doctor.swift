@@ -7,7 +7,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import HeraldCore
+import Subprocess
+import SystemPackage
 
 extension Herald {
     struct Doctor: ParsableCommand {
@@ -65,30 +68,23 @@ struct DoctorCheck {
 /// The checks themselves. Nothing here throws: a broken set-up is what `doctor` is for.
 struct DoctorChecks {
     let global: GlobalOptions
-    let environment = Environment.current()
+    let environment = HeraldCore.Environment.current()
 
     func run() -> [DoctorCheck] {
-        let (configCheck, config) = checkConfig()
-        // With a bad config, HERALD_SPOOL still counts (the loader applies it when the file is good).
-        let fromEnvironment = environment["HERALD_SPOOL"].flatMap { $0.isEmpty ? nil : $0 }
-        let spool = Spool(root: global.spool ?? config.spool ?? fromEnvironment ?? Spool.defaultRoot(environment: environment))
+        let resolved = Resolution.resolve(spool: global.spool, config: global.config, environment: environment)
         let (busCheck, serverCheck) = checkBusAndServer()
-        return [busCheck, serverCheck, checkSpool(spool), configCheck, checkDaemon(spool), checkUnit(), checkTimeZone()]
+        return [busCheck, serverCheck, checkSpool(resolved.spool), checkConfig(resolved), checkDaemon(resolved.spool),
+                checkUnit(), checkTimeZone()]
     }
 
     // MARK: config
 
-    func checkConfig() -> (DoctorCheck, HeraldConfig) {
-        var source = ConfigLoader.defaultPath(environment: environment)
-        if let path = global.config { source = (path, true) }
-        do {
-            let config = try ConfigLoader.load(path: source.path, explicit: source.explicit, environment: environment)
-            let exists = FileSystem.exists(source.path, followLinks: true)
-            return (.pass("config", exists ? "\(source.path) parses" : "no file at \(source.path): the defaults apply"), config)
-        } catch {
-            return (.fail("config", "\(error)", fix: "correct the file (every key is described in config.yaml.example, from 'make install')"),
-                    HeraldConfig())
+    func checkConfig(_ resolved: Resolution) -> DoctorCheck {
+        if let error = resolved.configError {
+            return .fail("config", "\(error)", fix: "correct the file (every key is described in config.yaml.example, from 'make install')")
         }
+        let path = resolved.configPath
+        return .pass("config", FileSystem.exists(path, followLinks: true) ? "\(path) parses" : "no file at \(path): the defaults apply")
     }
 
     // MARK: spool
@@ -132,41 +128,65 @@ struct DoctorChecks {
             return (.fail("session bus", "cannot check: heraldd not found", fix: fix),
                     .fail("notification server", "cannot check: heraldd not found", fix: fix))
         }
-        let run = Subprocess.run([heraldd, "--probe"], timeoutSeconds: 15)
-        guard let output = run.output, let value = try? JSONValue.parse(Data(output.utf8)), case .object(let o) = value else {
-            let why = run.output == nil ? "heraldd --probe did not finish" : "heraldd --probe printed something unexpected"
+        let output = Self.probe(heraldd, timeout: .seconds(15))
+        guard let output, let answer = ProbeAnswer(json: Data(output.utf8)) else {
+            let why = output == nil ? "heraldd --probe did not finish" : "heraldd --probe printed something unexpected"
             let fix = "run '\(heraldd) --probe' to see what it says"
             return (.fail("session bus", why, fix: fix), .fail("notification server", why, fix: fix))
         }
-        func str(_ key: String, in o: [String: JSONValue]) -> String? { if case .string(let s)? = o[key] { return s } else { return nil } }
-        if let busError = str("busError", in: o) {
+        if let busError = answer.busError {
             let detail = address.isEmpty ? "DBUS_SESSION_BUS_ADDRESS is not set" : "cannot connect to \(address): \(busError)"
             let fix = address.isEmpty ? "run herald from your desktop session (or export DBUS_SESSION_BUS_ADDRESS=unix:path=$XDG_RUNTIME_DIR/bus)"
                                       : "log in to a desktop session, or point DBUS_SESSION_BUS_ADDRESS at a running bus"
             return (.fail("session bus", detail, fix: fix), .fail("notification server", "cannot check without a session bus", fix: "fix the session bus first"))
         }
         let bus = DoctorCheck.pass("session bus", address.isEmpty ? "reachable" : "reachable at \(address)")
-        guard case .object(let server)? = o["server"] else {
-            let why = str("serverError", in: o) ?? "no answer"
-            return (bus, .fail("notification server", why,
+        guard let server = answer.server else {
+            return (bus, .fail("notification server", answer.serverError ?? "no answer",
                                fix: "start a notification daemon (your desktop's, or dunst, mako, xfce4-notifyd); popups wait until one runs"))
         }
-        let caps: [String]
-        if case .array(let list)? = server["capabilities"] { caps = list.compactMap { if case .string(let s) = $0 { return s } else { return nil } } } else { caps = [] }
+        let caps = server.capabilities
         func has(_ cap: String) -> String { "\(cap) \(caps.contains(cap) ? "yes" : "no")" }
-        var detail = [str("name", in: server), str("version", in: server)].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-        if let vendor = str("vendor", in: server), !vendor.isEmpty, vendor != str("name", in: server) { detail += " (\(vendor))" }
-        if let spec = str("specVersion", in: server), !spec.isEmpty { detail += ", spec \(spec)" }
+        var detail = [server.name, server.version].filter { !$0.isEmpty }.joined(separator: " ")
+        if !server.vendor.isEmpty, server.vendor != server.name { detail += " (\(server.vendor))" }
+        if !server.specVersion.isEmpty { detail += ", spec \(server.specVersion)" }
         detail += "; \(has("actions")), \(has("body-markup"))"
         if !caps.contains("actions") { detail += " (habit popups show no Done/Snooze buttons)" }
-        if let err = str("serverError", in: o) {
+        if let err = answer.serverError {
             return (bus, .fail("notification server", detail + "; " + err, fix: "restart the notification daemon"))
         }
         return (bus, .pass("notification server", detail))
     }
 
+    /// What `heraldd --probe` printed (its stderr passes through), or nil when it could not be
+    /// run or did not finish within `timeout`, after which it is killed.
+    static func probe(_ heraldd: String, timeout: Duration) -> String? {
+        waitFor {
+            await withTaskGroup(of: ProbeRun.self) { group in
+                group.addTask {
+                    let run = try? await Subprocess.run(.path(FilePath(heraldd)), arguments: ["--probe"],
+                                                        output: .string(limit: 1 << 20), error: .currentStandardError)
+                    return .finished(run?.standardOutput)
+                }
+                group.addTask {
+                    try? await Task.sleep(for: timeout)
+                    return .timedOut
+                }
+                let first = await group.next() ?? .timedOut
+                group.cancelAll()  // stops the clock, or kills heraldd (swift-subprocess's teardown)
+                if case .finished(let output) = first { return output }
+                return nil
+            }
+        }
+    }
+
+    private enum ProbeRun: Sendable {
+        case finished(String?)
+        case timedOut
+    }
+
     /// heraldd next to this herald (as installed, or in the build directory), else on PATH.
-    static func findHeraldd(environment: Environment) -> String? {
+    static func findHeraldd(environment: HeraldCore.Environment) -> String? {
         var candidates: [String] = []
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
@@ -258,48 +278,22 @@ struct DoctorChecks {
     }
 }
 
-/// Runs a program with no stdin and captures its stdout (stderr passes through), killing it
-/// after `timeoutSeconds`.
-enum Subprocess {
-    struct Result {
-        /// Everything written to stdout, or nil when the program could not run or timed out.
-        var output: String?
-        var status: Int32
+/// Runs `operation` to its end from synchronous code: `herald`'s main stays synchronous (an
+/// async main costs every command start-up time; see `Herald.main`), so the one command that
+/// awaits waits here, on a thread outside the concurrency pool.
+func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
+    let slot = ResultSlot<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        slot.value = await operation()
+        done.signal()
     }
+    done.wait()
+    return slot.value!
+}
 
-    static func run(_ argv: [String], timeoutSeconds: Int) -> Result {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return Result(output: nil, status: -1) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        posix_spawn_file_actions_addclose(&actions, fds[1])
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { for p in cArgs { free(p) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
-        close(fds[1])
-        guard rc == 0 else { close(fds[0]); return Result(output: nil, status: -1) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = time(nil) + timeoutSeconds
-        var timedOut = false
-        while true {
-            var pfd = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
-            let left = Int32(max(0, deadline - time(nil))) * 1000
-            if poll(&pfd, 1, left) <= 0 { timedOut = true; break }
-            let n = read(fds[0], &buffer, buffer.count)
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
-        }
-        close(fds[0])
-        if timedOut { kill(pid, SIGKILL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        if timedOut { return Result(output: nil, status: -1) }
-        return Result(output: String(decoding: bytes, as: UTF8.self), status: (status >> 8) & 0xff)
-    }
+/// A value handed from a task to the thread waiting for it: written before the semaphore is
+/// signalled, read after the wait returns.
+private final class ResultSlot<T: Sendable>: @unchecked Sendable {
+    var value: T?
 }

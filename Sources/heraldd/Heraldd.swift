@@ -47,25 +47,20 @@ struct Heraldd: ParsableCommand {
     func run() throws {
         let environment = Environment.current()
         if probe {
-            let result = ServerProbe.run(busAddress: environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
-            print(result.json)
-            throw ExitCode(result.server != nil && result.serverError == nil ? 0 : 1)
+            let answer = ServerProbe.run(busAddress: environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
+            print(answer.json)
+            throw ExitCode(answer.serverAnswered ? 0 : 1)
         }
-        var configSource = ConfigLoader.defaultPath(environment: environment)
-        if let config { configSource = (config, true) }
-        let loaded: HeraldConfig
-        do {
-            loaded = try ConfigLoader.load(path: configSource.path, explicit: configSource.explicit, environment: environment)
-        } catch {
-            Self.fail("\(error)", code: 78)
-        }
+        let resolved = Resolution.resolve(spool: spool, config: config, environment: environment)
+        if let error = resolved.configError { Self.fail("\(error)", code: 78) }
+        let loaded = resolved.config
         let level = Logger.Level(logLevel.flatMap(HeraldConfig.LogLevel.init(rawValue:)) ?? loaded.logLevel)
         let levelBox = LogLevelBox(level)
         LoggingSystem.bootstrap { label in
             LevelFollowingHandler(inner: StderrLogHandler(label: "heraldd", level: level, environment: environment), box: levelBox)
         }
         let logger = Logger(label: "heraldd")
-        let spool = Spool(root: spool ?? loaded.spool ?? Spool.defaultRoot(environment: environment))
+        let spool = resolved.spool
         do { try spool.prepare() } catch { Self.fail("\(error)", code: 73) }
         do { try spool.checkPermissions() } catch { Self.fail("\(error)", code: 77) }
         let lock: SpoolLock
@@ -78,8 +73,8 @@ struct Heraldd: ParsableCommand {
         case .console: chosen = ConsoleNotifier(zone: TimeZoneRules.local(environment: environment), clock: SystemClock())
         case .libnotify: chosen = LibNotifyNotifier(logger: logger)
         }
-        let settings = Daemon.Settings(spool: spool, config: loaded, configPath: configSource.path,
-                                       configExplicit: configSource.explicit, environment: environment,
+        let settings = Daemon.Settings(spool: spool, config: loaded, configPath: resolved.configPath,
+                                       configExplicit: resolved.configExplicit, environment: environment,
                                        notifierName: notifier.rawValue)
         let daemon = Daemon(settings: settings, notifier: chosen, lock: lock, logger: logger, levelBox: levelBox)
         daemon.run()

@@ -1,4 +1,6 @@
 import Foundation
+import HeraldCore
+import HeraldTestSupport
 import Testing
 
 /// The real `herald` and `heraldd` against a private session bus and python-dbusmock's
@@ -65,7 +67,11 @@ struct DeliveryEndToEndTests {
         #expect(status.status == 3)
         #expect(status.stdout.contains("heraldd: not running"))
         #expect(status.stdout.contains("pending: 1 job (1 not yet taken in by heraldd)"))
-        sleep(2)
+        // Overdue by the time heraldd starts: wait until its time (as `herald list` says) has passed.
+        let listed = try JSONSerialization.jsonObject(with: Data(scene.herald("list", "--json").stdout.utf8)) as? [[String: Any]]
+        let dueText = try #require(listed?.first?["due"] as? String)
+        let due = try #require(ISO8601.parseInstant(dueText))
+        #expect(waitUntil { SystemClock().now > due })
         try scene.startDaemon()
         let received = try #require(scene.server).waitForNotifications(1)
         #expect(received.map(\.summary) == ["Queued while stopped"])
@@ -73,16 +79,15 @@ struct DeliveryEndToEndTests {
 
     @Test func aFileDroppedIntoNewByHandIsPickedUpAtOnce() throws {
         let scene = try Scene()
-        try scene.startDaemon()
-        // Written to the whole second: 3 s ahead, so the job is still waiting in jobs/ when
-        // the check below looks (a due job would pass through to done/ at once).
+        let daemon = try scene.startDaemon()
         let at = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3))
         let job = "{\"version\":1,\"kind\":\"reminder\",\"at\":\"\(at)\",\"title\":\"By hand\",\"text\":\"dropped in\"}"
         let tmp = scene.spoolPath + "/tmp/hand.json"
         try job.write(toFile: tmp, atomically: false, encoding: .utf8)
         chmod(tmp, 0o600)
         #expect(rename(tmp, scene.spoolPath + "/new/hand.json") == 0)
-        #expect(waitUntil(timeout: 2) { scene.files("jobs").contains { $0.hasPrefix("hand@") } })
+        // heraldd never rescans new/ by itself: only its watcher can have taken the file in.
+        #expect(waitUntil { daemon.logged("info: Job accepted", "job.id=hand ") })
         let received = try #require(scene.server).waitForNotifications(1)
         #expect(received.map(\.summary) == ["By hand"])
     }
@@ -110,7 +115,7 @@ struct DeliveryEndToEndTests {
         try scene.herald("remind", "--in", "1s", "Still firing")
         let received = try #require(scene.server).waitForNotifications(1)
         #expect(received.map(\.summary) == ["Still firing"])
-        #expect(waitUntil(timeout: 5) { scene.files("failed").count == 16 })
+        #expect(waitUntil { scene.files("failed").count == 16 })
         let reasons = [
             "json.json": "not valid JSON", "types.json": "field 'at' is not a string (42)",
             "field.json": "unknown field 'extra'", "version.json": "unsupported version",
@@ -129,7 +134,7 @@ struct DeliveryEndToEndTests {
         let scene = try Scene(server: false)
         try scene.startDaemon()
         try scene.herald("remind", "--in", "1s", "Patience")
-        #expect(waitUntil(timeout: 5) { scene.daemon!.log.contains("Cannot show notifications") })
+        #expect(waitUntil { scene.daemon!.log.contains("Cannot show notifications") })
         let status = try scene.herald("status")
         #expect(status.status == 1)
         #expect(status.stdout.contains("notifications: failing: notification server unavailable"))
@@ -137,24 +142,25 @@ struct DeliveryEndToEndTests {
         scene.server = try NotificationServer(bus: scene.bus, directory: scene.directory)
         let received = try #require(scene.server).waitForNotifications(1, timeout: 40)
         #expect(received.map(\.summary) == ["Patience"])
-        #expect(waitUntil(timeout: 5) { (try? scene.herald("status").stdout.contains("notifications: ok")) == true })
+        #expect(waitUntil { (try? scene.herald("status").stdout.contains("notifications: ok")) == true })
         #expect(scene.files("jobs").isEmpty)
     }
 
     @Test func aCancelledJobDoesNotFire() throws {
         let scene = try Scene()
         try scene.startDaemon()
-        let r = try scene.herald("remind", "--in", "2s", "Never shown")
+        let r = try scene.herald("remind", "--in", "4s", "Never shown")
         let id = try #require(r.stdout.split(separator: " ").dropFirst().first.map { String($0.dropLast()) })
         #expect(waitUntil { scene.files("jobs").count == 1 })
         let c = try scene.herald("cancel", id)
         #expect(c.status == 0, "\(c.stderr)")
         #expect(c.stdout == "Cancelled \(id) (reminder)\n")
-        try scene.herald("remind", "--in", "3s", "Shown")
-        let received = try #require(scene.server).waitForNotifications(1)
-        sleep(1)
-        #expect(try scene.server!.notifications().map(\.summary) == ["Shown"])
-        #expect(received.count == 1)
+        // Each due a second after the one before (the cancelled job, then these two): popups go
+        // out in due order, so had the cancelled job fired, it would come before them.
+        try scene.herald("remind", "--in", "5s", "Shown")
+        try scene.herald("remind", "--in", "6s", "Marker")
+        let received = try #require(scene.server).waitForNotifications(2)
+        #expect(received.map(\.summary) == ["Shown", "Marker"])
         #expect(scene.files("cancelled").count == 1)
     }
 
@@ -179,7 +185,7 @@ struct DeliveryEndToEndTests {
             let object = try? JSONSerialization.jsonObject(with: Data(scene.read("status.json").utf8)) as? [String: Any]
             return object?["pid"] as? Int
         }
-        #expect(waitUntil(timeout: 5) { pid() == Int(daemon.pid) })
+        #expect(waitUntil { pid() == Int(daemon.pid) })
         try scene.herald("remind", "--in", "1h", "tea")
         #expect(daemon.stop(SIGTERM) == 0)
         #expect(pid() == 0, "status.json after exit: \(scene.read("status.json"))")

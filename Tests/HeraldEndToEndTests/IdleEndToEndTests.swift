@@ -1,25 +1,11 @@
 import Foundation
+import HeraldCore
+import HeraldTestSupport
 import Testing
 
 /// heraldd between jobs: asleep (no thread wakes up), and never held up by a service manager
 /// that stops reading its notify socket.
 @Suite(.serialized) struct IdleEndToEndTests {
-    /// Context switches of each thread of `pid`, by thread name and id.
-    static func contextSwitches(_ pid: Int32) -> [String: Int] {
-        var result: [String: Int] = [:]
-        for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
-            let base = "/proc/\(pid)/task/\(task)/"
-            guard let status = try? String(contentsOfFile: base + "status", encoding: .utf8) else { continue }
-            let name = ((try? String(contentsOfFile: base + "comm", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
-            var total = 0
-            for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
-                total += Int(line.split(separator: "\t").last ?? "") ?? 0
-            }
-            result["\(name) (\(task))"] = total
-        }
-        return result
-    }
-
     @Test func anIdleDaemonDoesNotWakeUp() throws {
         let scene = try Scene()
         let socket = try NotifySocket(directory: scene.directory)
@@ -28,13 +14,25 @@ import Testing
         try scene.herald("remind", "--in", "1s", "Soon")
         try scene.herald("remind", "--in", "1h", "Later")
         _ = try scene.server!.waitForNotifications(1)
-        // Let the status updates go out and Dispatch retire its idle worker threads (5 s).
-        sleep(7)
-        _ = socket.receive()
-        let before = Self.contextSwitches(daemon.pid)
-        sleep(3)
-        let after = Self.contextSwitches(daemon.pid)
-        let woke = after.compactMap { name, count in count > (before[name] ?? count) ? "\(name): \(count - before[name]!)" : nil }
+        // Everything the popup sets off has happened: its history line, status.json's count
+        // (written at most once a second) and the status line for systemd (likewise).
+        #expect(waitUntil { scene.history().contains { $0.title == "Soon" } })
+        let soon = try #require(scene.history().first { $0.title == "Soon" })
+        #expect(soon.outcome == .shown)
+        #expect(waitUntil { scene.status()?.pending == 1 })
+        #expect(waitUntil {
+            guard let last = socket.messages().last(where: { $0.text.hasPrefix("STATUS=") })?.text,
+                  let next = last.components(separatedBy: ", next ").last.flatMap(ISO8601.parseInstant) else { return false }
+            return last.hasPrefix("STATUS=1 job pending, next ") && next - soon.time > .seconds(1800)  // "Later"'s time
+        })
+        // The measure itself: 3 s in which nothing is due. Dispatch's idle worker threads end
+        // 5 s after their last work; a thread that has ended by the second look is not counted.
+        let before = ProcessInfoReader.contextSwitches(pid: daemon.pid)
+        Thread.sleep(forTimeInterval: 3)
+        let after = ProcessInfoReader.contextSwitches(pid: daemon.pid)
+        let woke = after.compactMap { tid, count in
+            count > (before[tid] ?? count) ? "\(ProcessInfoReader.threadName(pid: daemon.pid, tid: tid)) (\(tid)): \(count - before[tid]!)" : nil
+        }
         #expect(!before.isEmpty)
         #expect(woke.isEmpty, "threads that woke while nothing was due: \(woke)")
     }
@@ -43,7 +41,7 @@ import Testing
         // A datagram socket's queue holds 10 messages (net.unix.max_dgram_qlen); heraldd sends
         // STATUS= at most once a second, so popups a second apart for 14 s fill it.
         let scene = try Scene()
-        let socket = try NotifySocket(directory: scene.directory)
+        let socket = try NotifySocket(directory: scene.directory, reading: false)
         scene.extraEnvironment = ["NOTIFY_SOCKET": socket.path]
         let daemon = try scene.startDaemon()
         // The times are written to the whole second: start far enough ahead that the first is

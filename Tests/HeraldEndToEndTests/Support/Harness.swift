@@ -1,4 +1,6 @@
 import Foundation
+import HeraldCore
+import HeraldTestSupport
 import Testing
 
 /// Where the built `herald` and `heraldd` are: beside this test binary, or `$HERALD_BIN_DIR`.
@@ -50,28 +52,12 @@ func runCommand(_ path: String, _ arguments: [String], environment: [String: Str
         process.standardInput = FileHandle.nullDevice
     }
     try process.run()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(5_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit(); throw HarnessError("timed out: \(path) \(arguments)") }
+    _ = waitUntil(timeout: timeout, pollMilliseconds: 5) { !process.isRunning }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit(); throw SetupError("timed out: \(path) \(arguments)") }
     process.waitUntilExit()
     return CommandResult(status: process.terminationStatus,
                          stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
                          stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
-}
-
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
-}
-
-/// Polls `condition` every 20 ms until it holds or `timeout` passes.
-func waitUntil(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if try condition() { return true }
-        usleep(20_000)
-    }
-    return try condition()
 }
 
 /// A long-running child process with its output in files.
@@ -99,6 +85,11 @@ final class Child {
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
     var output: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
 
+    /// Whether one line of the log holds every one of `parts` (a message and its metadata).
+    func logged(_ parts: String...) -> Bool {
+        log.split(separator: "\n").contains { line in parts.allSatisfy { line.contains($0) } }
+    }
+
     func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
     /// Sends `sig` and waits for the exit; returns the exit status.
@@ -115,42 +106,6 @@ final class Child {
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
 }
 
-/// A private D-Bus session bus (dbus-daemon with a config that starts no services).
-final class SessionBus {
-    let address: String
-    private let child: Child
-
-    init(directory: String) throws {
-        let config = directory + "/session.conf"
-        try """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <listen>unix:dir=\(directory)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try Child("/usr/bin/dbus-daemon", ["--config-file=" + config, "--nofork", "--print-address=1"],
-                               environment: ["PATH": "/usr/bin:/bin"], directory: directory, name: "dbus")
-        var line = ""
-        _ = waitUntil(timeout: 10) {
-            line = daemon.output.split(separator: "\n").first.map(String.init) ?? ""
-            return line.hasPrefix("unix:")
-        }
-        guard line.hasPrefix("unix:") else { throw HarnessError("dbus-daemon did not start: \(daemon.log)") }
-        child = daemon
-        address = line
-    }
-
-    func stop() { child.stop() }
-}
-
 /// python-dbusmock's notification_daemon template on a bus: a real notification server.
 final class NotificationServer {
     private let child: Child
@@ -162,20 +117,20 @@ final class NotificationServer {
                                                 "-p", "{\"capabilities\": \"\(capabilities)\"}"],
                           environment: environment, directory: directory, name: "notifyd-\(UUID().uuidString.prefix(6))")
         let waited = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "wait"], environment: environment)
-        guard waited.status == 0 else { throw HarnessError("notification server did not start: \(waited.stderr) \(child.log)") }
+        guard waited.status == 0 else { throw SetupError("notification server did not start: \(waited.stderr) \(child.log)") }
     }
 
     /// The Notify calls the server has received, in order.
     func notifications() throws -> [ReceivedNotification] {
         let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "calls"], environment: environment)
-        guard r.status == 0 else { throw HarnessError("GetCalls failed: \(r.stderr)") }
+        guard r.status == 0 else { throw SetupError("GetCalls failed: \(r.stderr)") }
         return try JSONDecoder().decode([ReceivedNotification].self, from: Data(r.stdout.utf8))
     }
 
     /// Runs a mockctl command against the server.
     func control(_ command: String) throws {
         let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", command], environment: environment)
-        guard r.status == 0 else { throw HarnessError("mockctl \(command) failed: \(r.stderr)") }
+        guard r.status == 0 else { throw SetupError("mockctl \(command) failed: \(r.stderr)") }
     }
 
     /// SIGSTOP: the server keeps its name on the bus but answers nothing (libnotify waits 25 s).
@@ -192,7 +147,7 @@ final class NotificationServer {
     func press(_ key: String, onNotification id: Int) throws {
         let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "emit", "ActionInvoked", String(id), key],
                                environment: environment)
-        guard r.status == 0 else { throw HarnessError("EmitSignal failed: \(r.stderr)") }
+        guard r.status == 0 else { throw SetupError("EmitSignal failed: \(r.stderr)") }
     }
 
     /// Waits until at least `count` notifications arrived; returns them all.
@@ -278,7 +233,7 @@ final class Scene {
         daemon = child
         if waitReady {
             guard waitUntil(timeout: 15, { child.log.contains("info: Ready") || !child.isRunning }), child.isRunning else {
-                throw HarnessError("heraldd did not become ready: \(child.log)")
+                throw SetupError("heraldd did not become ready: \(child.log)")
             }
         }
         return child
@@ -291,40 +246,12 @@ final class Scene {
     func read(_ sub: String) -> String {
         (try? String(contentsOfFile: spoolPath + "/" + sub, encoding: .utf8)) ?? ""
     }
-}
 
-/// A datagram socket standing in for systemd's notify socket: collects what heraldd sends.
-final class NotifySocket {
-    let path: String
-    private let fd: Int32
-
-    /// - Parameter receiveBuffer: a small SO_RCVBUF makes a receiver that falls behind at once.
-    init(directory: String, receiveBuffer: Int32? = nil) throws {
-        path = directory + "/notify.sock"
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard fd >= 0, ok == 0 else { throw HarnessError("cannot bind \(path)") }
-        _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+    /// The spool's history, oldest first: what fired, when, and how it went.
+    func history() -> [HistoryRecord] {
+        read("history.jsonl").split(separator: "\n").compactMap { HistoryRecord(jsonLine: $0) }
     }
 
-    deinit { close(fd) }
-
-    /// Every message received since the last call.
-    func receive() -> [String] {
-        var messages: [String] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
-        }
-        return messages
-    }
+    /// What heraldd last wrote to status.json.
+    func status() -> DaemonStatus? { DaemonStatus(json: Data(read("status.json").utf8)) }
 }
