@@ -35,3 +35,5 @@ int herald_clock_change_read(int fd) {
 }
 
 void herald_release_free_memory(void) { malloc_trim(0); }
+
+void herald_limit_malloc_arenas(int arenas) { mallopt(M_ARENA_MAX, arenas); }

@@ -76,6 +76,9 @@ final class Daemon: @unchecked Sendable {
     /// Starts, then serves until SIGTERM or SIGINT (a clean stop, status 0); SIGHUP reloads
     /// the configuration. Never returns.
     func run() -> Never {
+        // Two malloc arenas, not one per thread: the intake queue's large, short-lived
+        // allocations otherwise stay resident in an arena of their own (BENCHMARKS.md, "Memory").
+        herald_limit_malloc_arenas(2)
         // Signals are taken over before Ready: SIGHUP's default action would end the process.
         for sig in [SIGTERM, SIGINT, SIGHUP] {
             signal(sig, SIG_IGN)

@@ -25,6 +25,7 @@ struct EngineStateMachineTests {
         var e = engine()
         let effects = e.handle(.started(jobs: [name("b", t0 + .minutes(5)), name("a", t0 + .minutes(2))], strays: []), now: t0)
         #expect(effects == [.readIntake(IntakeRequest(names: nil, localZone: .utc, defaultLead: .minutes(15))),
+                            .load(LoadRequest(name: name("a", t0 + .minutes(2)), purpose: .prefetch)),
                             .armTimer(t0 + .minutes(2))])
         #expect(e.pendingCount == 2)
     }
@@ -128,6 +129,25 @@ struct EngineStateMachineTests {
         #expect(e.pendingCount == 0)
     }
 
+    /// The job due next is read ahead, so at its time the popup goes out in the same step;
+    /// a habit is read again when due (its log may change meanwhile).
+    @Test func theJobDueNextIsReadAheadAndShownWithoutWaiting() {
+        var e = engine()
+        let a = name("a", t0 + .minutes(2))
+        #expect(e.handle(.started(jobs: [a], strays: []), now: t0).contains(.load(LoadRequest(name: a, purpose: .prefetch))))
+        #expect(e.handle(.loaded(LoadRequest(name: a, purpose: .prefetch), .success(reminder("a", at: a.fireAt))), now: t0).isEmpty)
+        guard case .show(let request)? = e.handle(.timerFired, now: a.fireAt).first else { Issue.record("not shown at once"); return }
+        #expect(request.jobID == "a")
+
+        var h = engine()
+        let habit = name("h", t0 + .minutes(2))
+        _ = h.handle(.started(jobs: [habit], strays: []), now: t0)
+        let log = HabitLog.Contents(days: [], problems: [])
+        _ = h.handle(.loaded(LoadRequest(name: habit, purpose: .prefetch),
+                             .success(LoadedJob(job: Job(kind: .habit, every: "hourly", title: "Water"), habitLog: log))), now: t0)
+        #expect(h.handle(.timerFired, now: habit.fireAt).first == .load(LoadRequest(name: habit, purpose: .fire(due: habit.fireAt))))
+    }
+
     @Test func aSnoozeButtonMovesTheJobAndRearmsTheTimer() {
         var config = HeraldConfig()
         config.snooze = .minutes(10)
@@ -136,7 +156,8 @@ struct EngineStateMachineTests {
         _ = e.handle(.started(jobs: [next], strays: []), now: t0)
         let effects = e.handle(.actionInvoked(NotificationAction(jobID: "h", occurrence: t0, action: .snooze)), now: t0)
         let snoozed = name("h", t0, snoozed: t0 + .minutes(10))
-        #expect(effects == [.spool(.advance(from: next, to: snoozed)), .armTimer(t0 + .minutes(10))])
+        #expect(effects == [.spool(.advance(from: next, to: snoozed)), .load(LoadRequest(name: snoozed, purpose: .prefetch)),
+                            .armTimer(t0 + .minutes(10))])
     }
 
     @Test func aFailingServerHoldsPopupsAndRetriesWithBackoff() {

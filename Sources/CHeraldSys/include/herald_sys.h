@@ -20,4 +20,7 @@ int herald_clock_change_read(int fd);
 /// Returns memory malloc holds but no longer uses to the system (malloc_trim(3)).
 void herald_release_free_memory(void);
 
+/* mallopt(M_ARENA_MAX): how many malloc arenas the process may use. */
+void herald_limit_malloc_arenas(int arenas);
+
 #endif

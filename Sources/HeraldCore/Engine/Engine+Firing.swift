@@ -10,6 +10,10 @@ extension Engine {
                 queue += outbox.shown(item.id)
                 continue
             }
+            if let ahead = prefetched.removeValue(forKey: item.id), ahead.name == name {
+                effects += prepare(ahead.job, name: name, due: item.due, now: now)
+                continue
+            }
             loading[item.id] = (name, item.due)
             effects.append(.load(LoadRequest(name: name, purpose: .fire(due: item.due))))
         }
@@ -18,6 +22,12 @@ extension Engine {
 
     mutating func loaded(_ request: LoadRequest, _ result: Result<LoadedJob, SpoolFileError>, now: Instant) -> [EngineEffect] {
         switch request.purpose {
+        case .prefetch:
+            if case .success(let loaded) = result, loaded.job.kind != .habit, current[request.id] == request.name {
+                if prefetched.count >= 16 { prefetched.removeAll() }
+                prefetched[request.id] = (request.name, loaded)
+            }
+            return []
         case .action(let action, let occurrence):
             guard case .success(let loaded) = result else {
                 logger.notice("Button pressed for a job that is gone", metadata: ["job.id": "\(request.id)"])
@@ -45,6 +55,14 @@ extension Engine {
                 return effects + perform(outbox.shown(id), now: now)
             }
         }
+    }
+
+    /// Asks for the next due job's document ahead of its time, once per state of that job.
+    mutating func prefetch() -> EngineEffect? {
+        guard !outbox.isBlocked, let next = scheduler.next(), let name = current[next.id], name != prefetchAsked,
+              prefetched[next.id]?.name != name, !isBusy(next.id) else { return nil }
+        prefetchAsked = name
+        return .load(LoadRequest(name: name, purpose: .prefetch))
     }
 
     /// Shows a due occurrence, or settles it without a popup (missed, skipped).

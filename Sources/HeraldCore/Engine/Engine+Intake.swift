@@ -19,6 +19,7 @@ extension Engine {
                 }
                 let target = JobFileName(id: id, occurrence: candidate.first)
                 accept(target)
+                ownNames.insert(target)  // the move into jobs/ comes back from inotify
                 plan.moves.append(.init(file: name, name: target, fixMode: candidate.mode != 0o600))
                 logger.info("Job accepted", metadata: ["job.id": "\(id)", "job.kind": "\(candidate.kind.rawValue)",
                                                        "job.due": "\(target.fireAt)"])
@@ -104,10 +105,10 @@ extension Engine {
         return nil
     }
 
+    /// A batch's jobs are linked into `jobs/`, which inotify does not report (see `FileSystem.writeLinked`).
     mutating func accept(_ name: JobFileName) {
         current[name.id] = name
         filing.insert(name.id)
-        ownNames.insert(name)
     }
 
     /// Moves a file from `new/` to `failed/` (in the filing plan) and records it in the history.

@@ -28,6 +28,10 @@ public struct Engine: Sendable {
     var showing: [String: Firing] = [:]
     /// Batches being taken in; refused ones are nil until their last part has passed.
     var batches: [String: BatchCounts?] = [:]
+    /// Documents read ahead for the jobs due next (not habits: their logs change); the name
+    /// last asked for, so one is asked for once.
+    var prefetched: [String: (name: JobFileName, job: LoadedJob)] = [:]
+    var prefetchAsked: JobFileName?
     var armed: Instant?? = .none
     public internal(set) var lastError: NotifierError?
     public internal(set) var lastErrorAt: Instant?
@@ -102,6 +106,7 @@ public struct Engine: Sendable {
             effects = []
         case .operationFailed(let operation, let error): effects = operationFailed(operation, error)
         }
+        if let ahead = prefetch() { effects.append(ahead) }
         let wake = nextWakeup()
         if armed != .some(wake) {
             armed = .some(wake)
@@ -177,6 +182,7 @@ public struct Engine: Sendable {
 
     mutating func forget(_ id: String) {
         current.removeValue(forKey: id)
+        prefetched.removeValue(forKey: id)
         scheduler.remove(id)
         outbox.remove(id)
     }

@@ -59,6 +59,8 @@ public struct LoadRequest: Sendable, Equatable {
         case fire(due: Instant)
         /// A popup button needs the document (a habit's Done for `occurrence`).
         case action(PopupAction, occurrence: Instant)
+        /// The job due next: read ahead, so that it shows without waiting for the spool queue.
+        case prefetch
     }
     public var name: JobFileName
     public var purpose: Purpose

@@ -58,6 +58,12 @@ public struct Scheduler: Sendable {
         return heap.first?.due
     }
 
+    /// The job due first and when, or nil when nothing is scheduled.
+    public mutating func next() -> (id: String, due: Instant)? {
+        dropStaleTop()
+        return heap.first.map { ($0.id, $0.due) }
+    }
+
     /// Removes and returns every job due at or before `now`, earliest first (ties in the
     /// order they were scheduled).
     public mutating func takeDue(now: Instant) -> [(id: String, due: Instant)] {

@@ -209,6 +209,16 @@ extension FileSystem {
         guard rename(tmpPath, finalPath) == 0 else { let e = fail("rename into place", finalPath); unlink(tmpPath); throw e }
     }
 
+    /// Writes `data` to `tmpPath` unsynced and links it into place as `finalPath`, then removes
+    /// `tmpPath`. A link makes IN_CREATE, not IN_MOVED_TO: heraldd's watch on `jobs/` is not
+    /// woken once per job by its own batch filing (100,000 events overflow inotify's queue).
+    /// An existing `finalPath` is left as it is (it holds the same job state).
+    public static func writeLinked(_ data: [UInt8], tmpPath: String, finalPath: String) throws(FileSystemError) {
+        try writeFile(data, at: tmpPath, options: [.truncate], sync: false)
+        defer { unlink(tmpPath) }
+        guard link(tmpPath, finalPath) == 0 || errno == EEXIST else { throw fail("link into place", finalPath) }
+    }
+
     /// Flushes written data to disk, then the directory holding `path` (sync(2) + fsync):
     /// one flush for many files written with `writeUnsynced`.
     public static func syncFileSystem(of path: String) {

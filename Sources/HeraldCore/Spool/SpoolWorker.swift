@@ -76,8 +76,8 @@ public struct SpoolWorker: Sendable {
         if !result.filed.isEmpty { try? FileSystem.syncDirectoryOf(spool.jobs + "/.") }
         for write in plan.writes {
             do {
-                try FileSystem.writeUnsynced(write.line, tmpPath: spool.tmp + "/.batch." + write.name.description,
-                                             finalPath: spool.path(of: write.name))
+                try FileSystem.writeLinked(write.line, tmpPath: spool.tmp + "/.batch." + write.name.description,
+                                           finalPath: spool.path(of: write.name))
                 result.filed.append(write.name)
             } catch {
                 logger.error("Cannot write a job from a batch", metadata: ["file": "\(plan.batch ?? "-")", "error": "\(error)"])
