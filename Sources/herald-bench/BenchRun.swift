@@ -129,7 +129,10 @@ final class BenchRun {
     var environment: [String: String] {
         ["PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8", "USER": "bench", "LOGNAME": "bench",
          "XDG_CONFIG_HOME": directory + "/config", "XDG_STATE_HOME": directory + "/state",
-         "DBUS_SESSION_BUS_ADDRESS": bus.address]
+         "DBUS_SESSION_BUS_ADDRESS": bus.address,
+         // Room for the queue and the second import at once. A variable, not a config file: with
+         // a file, the CLI reads it through swift-configuration, which `at` has no counterpart of.
+         "HERALD_LIMITS_JOBS": String(3 * plan.jobs + 10_000)]
     }
 
     // MARK: - The run
@@ -138,10 +141,6 @@ final class BenchRun {
         var figures: [Figure] = []
         let judged = !plan.smoke
         settleDisk()
-
-        // Room for the queue and the second import (below) at once: limits.jobs.
-        try? FileManager.default.createDirectory(atPath: directory + "/config/herald", withIntermediateDirectories: true)
-        writeFile("limits:\n  jobs: \(3 * plan.jobs + 10_000)\n", to: directory + "/config/herald/config.yaml")
 
         // Bulk: herald import of the whole queue, due an hour or more from now, and ahead of it
         // a few jobs that come due while the first start is still filing the queue.

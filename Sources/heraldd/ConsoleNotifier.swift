@@ -2,9 +2,11 @@ import Foundation
 import HeraldCore
 
 /// `heraldd --notifier console`: prints each popup on stdout instead of using D-Bus,
-/// for machines with no desktop. One block per notification, flushed at once.
+/// for machines with no desktop. One block per notification, flushed at once, written on a
+/// queue of its own (as libnotify's popups go out on their own thread): stdout may be a file
+/// on a busy disk.
 final class ConsoleNotifier: Notifier, @unchecked Sendable {
-    private let lock = NSLock()
+    private let queue = DispatchQueue(label: "herald.console", qos: .userInitiated)
     private let zone: TimeZoneRules
     private let clock: any WallClock
 
@@ -20,10 +22,10 @@ final class ConsoleNotifier: Notifier, @unchecked Sendable {
         for line in request.body.split(separator: "\n", omittingEmptySubsequences: false) where !request.body.isEmpty {
             text += "    \(line)\n"
         }
-        lock.lock()
         let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(1, $0.baseAddress!, $0.count) }
-        lock.unlock()
-        completion(written == bytes.count ? .success(()) : .failure(NotifierError(.failed, detail: "cannot write to stdout")))
+        queue.async {
+            let written = bytes.withUnsafeBytes { write(1, $0.baseAddress!, $0.count) }
+            completion(written == bytes.count ? .success(()) : .failure(NotifierError(.failed, detail: "cannot write to stdout")))
+        }
     }
 }

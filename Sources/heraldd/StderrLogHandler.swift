@@ -2,6 +2,30 @@ import Foundation
 import HeraldCore
 import Logging
 
+/// Writes log lines to stderr on a queue of its own, in order: a write to a log file on a busy
+/// disk can block for tens of milliseconds (dirty-page throttling), and the scheduler's queue
+/// must not wait for it (BENCHMARKS.md, "Intake off the scheduler's path").
+enum LogWriter {
+    private static let queue = DispatchQueue(label: "herald.log", qos: .utility)
+
+    static func write(_ bytes: [UInt8]) {
+        queue.async {
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { return }
+                    offset += n
+                }
+            }
+        }
+    }
+
+    /// Waits until every line so far is written: before the process exits.
+    static func flush() { queue.sync {} }
+}
+
 /// Log lines on stderr: `heraldd[pid]: warning: Bad job file moved to failed/ file=new/x.json`.
 /// Under systemd (`JOURNAL_STREAM` set) each line starts with `<N>`, the syslog priority
 /// journald reads, and the program name is left to the journal.
@@ -30,8 +54,7 @@ struct StderrLogHandler: LogHandler {
             line += " \(key)=\(Self.quote("\(merged[key]!)"))"
         }
         line += "\n"
-        let bytes = Array(line.utf8)
-        bytes.withUnsafeBytes { _ = write(2, $0.baseAddress!, $0.count) }
+        LogWriter.write(Array(line.utf8))
     }
 
     /// syslog priorities as journald reads them from `<N>` prefixes.

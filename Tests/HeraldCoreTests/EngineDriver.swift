@@ -28,7 +28,7 @@ final class EngineDriver {
     private(set) var armed: Instant?
 
     init(spool: Spool, config: HeraldConfig = HeraldConfig(), localZone: TimeZoneRules = .utc, clock: ManualClock,
-         logger: Logger, notifier: RecordingNotifier = RecordingNotifier(), partSize: Int = 2_000) {
+         logger: Logger, notifier: RecordingNotifier = RecordingNotifier(), partSize: Int = 1_000) {
         self.spool = spool
         self.clock = clock
         self.notifier = notifier

@@ -30,6 +30,9 @@ extension Engine {
                         effects += refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
                         batches[name] = .some(nil)
                     } else {
+                        // Room for the whole batch now, while the set is (usually) empty and
+                        // growing it costs nothing, rather than rehashing it as it fills.
+                        filing.reserveCapacity(filing.count + total)
                         batches[name] = BatchCounts()
                         if !IntakeReader.isClaimedBatch(name) { plan.claimBatch = name }
                     }

@@ -16,7 +16,7 @@ public struct Engine: Sendable {
     var scheduler = Scheduler()
     var outbox = Outbox()
     /// Every accepted job, by id: its current file name in `jobs/` (or the one it is being filed as).
-    var current: [String: JobFileName] = [:]
+    var current = ShardedDictionary<String, JobFileName>()
     /// Accepted jobs whose files the intake queue is still putting into `jobs/`.
     var filing: Set<String> = []
     /// Names the engine asked to create in `jobs/`, until inotify reports them: so its own
@@ -55,7 +55,7 @@ public struct Engine: Sendable {
     /// How many jobs are pending (scheduled, being filed, waiting for the server, or being shown).
     public var pendingCount: Int { current.count }
     /// Every accepted job's current file name, by id.
-    public var currentNames: [String: JobFileName] { current }
+    public var currentNames: [String: JobFileName] { Dictionary(uniqueKeysWithValues: current.pairs) }
     /// Whether popups are held back because the notification server failed.
     public var isBlocked: Bool { outbox.isBlocked }
     public var retryAt: Instant? { outbox.retryAt }
@@ -132,7 +132,7 @@ public struct Engine: Sendable {
         for stray in strays where !stray.hasPrefix(".") {
             effects.append(quarantineJobFile(stray, reason: "not a job file name (<id>@<time>.json)"))
         }
-        current = best
+        current = ShardedDictionary(best)
         scheduler.schedule(contentsOf: best.values.map { ($0.id, $0.fireAt) })
         logger.info("Spool loaded", metadata: ["jobs.pending": "\(current.count)"])
         effects.append(.readIntake(intakeRequest(nil)))

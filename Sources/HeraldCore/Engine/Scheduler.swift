@@ -14,7 +14,7 @@ public struct Scheduler: Sendable {
     }
 
     private var heap: [Entry] = []
-    private var current: [String: (due: Instant, sequence: UInt64)] = [:]
+    private var current = ShardedDictionary<String, (due: Instant, sequence: UInt64)>()
     private var nextSequence: UInt64 = 0
 
     public init() {}
@@ -80,7 +80,7 @@ public struct Scheduler: Sendable {
 
     /// All scheduled jobs, earliest first. O(n log n); for listings and tests.
     public func sortedEntries() -> [(id: String, due: Instant)] {
-        current.map { ($0.key, $0.value.due) }.sorted { ($0.due, $0.id) < ($1.due, $1.id) }
+        current.pairs.map { ($0.key, $0.value.due) }.sorted { ($0.due, $0.id) < ($1.due, $1.id) }
     }
 
     // MARK: heap

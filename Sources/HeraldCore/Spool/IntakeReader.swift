@@ -13,7 +13,7 @@ public struct IntakeReader: Sendable {
     /// the scheduler's queue; see BENCHMARKS.md, "Intake off the scheduler's path").
     public var partSize: Int
 
-    public init(spool: Spool, partSize: Int = 2_000) {
+    public init(spool: Spool, partSize: Int = 1_000) {
         self.spool = spool
         self.partSize = partSize
     }

@@ -1,0 +1,52 @@
+/// A dictionary in 64 parts, chosen by the key's hash. Each part grows on its own, so
+/// growing never rehashes everything at once: a single `Dictionary` of 130,000 jobs that
+/// doubles stops the scheduler's queue for tens of milliseconds, 64 parts a sixty-fourth of
+/// that each (BENCHMARKS.md, "Intake off the scheduler's path").
+struct ShardedDictionary<Key: Hashable, Value> {
+    private var shards = [[Key: Value]](repeating: [:], count: 64)
+    private(set) var count = 0
+
+    init() {}
+
+    init(_ elements: [Key: Value]) {
+        for (key, value) in elements { self[key] = value }
+    }
+
+    /// The part for `key`: its hash mixed with a constant, so the parts' own bucket choice
+    /// (which starts from the same hash) is not left with keys that all share their low bits.
+    private static func shard(_ key: Key) -> Int {
+        var hasher = Hasher()
+        hasher.combine(0x5EED as UInt16)
+        hasher.combine(key)
+        return hasher.finalize() & 63
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    subscript(key: Key) -> Value? {
+        get { shards[Self.shard(key)][key] }
+        set {
+            let s = Self.shard(key)
+            if let newValue {
+                if shards[s].updateValue(newValue, forKey: key) == nil { count += 1 }
+            } else if shards[s].removeValue(forKey: key) != nil {
+                count -= 1
+            }
+        }
+    }
+
+    @discardableResult
+    mutating func removeValue(forKey key: Key) -> Value? {
+        let removed = shards[Self.shard(key)].removeValue(forKey: key)
+        if removed != nil { count -= 1 }
+        return removed
+    }
+
+    /// Every value, in no particular order.
+    var values: [Value] { shards.flatMap { Array($0.values) } }
+
+    /// Every pair, in no particular order.
+    var pairs: [(key: Key, value: Value)] { shards.flatMap { $0.map { ($0.key, $0.value) } } }
+}
+
+extension ShardedDictionary: Sendable where Key: Sendable, Value: Sendable {}
