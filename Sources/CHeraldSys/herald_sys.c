@@ -2,8 +2,6 @@
 
 #include <errno.h>
 #include <malloc.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -39,7 +37,3 @@ int herald_clock_change_read(int fd) {
 void herald_release_free_memory(void) { malloc_trim(0); }
 
 void herald_limit_malloc_arenas(int arenas) { mallopt(M_ARENA_MAX, arenas); }
-
-int herald_nice_this_thread(int increment) {
-    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), increment);
-}

@@ -79,9 +79,6 @@ final class Daemon: @unchecked Sendable {
         // Two malloc arenas, not one per thread: the intake queue's large, short-lived
         // allocations otherwise stay resident in an arena of their own (BENCHMARKS.md, "Memory").
         herald_limit_malloc_arenas(2)
-        // The intake thread yields the cores to the scheduler: a large import is work that can
-        // wait a little, a popup due now is not (BENCHMARKS.md, "Intake off the scheduler's path").
-        intakeQueue.async { _ = herald_nice_this_thread(10) }
         // Signals are taken over before Ready: SIGHUP's default action would end the process.
         for sig in [SIGTERM, SIGINT, SIGHUP] {
             signal(sig, SIG_IGN)

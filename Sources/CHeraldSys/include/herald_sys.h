@@ -23,7 +23,4 @@ void herald_release_free_memory(void);
 /* mallopt(M_ARENA_MAX): how many malloc arenas the process may use. */
 void herald_limit_malloc_arenas(int arenas);
 
-/* setpriority(2) for the calling thread only (Linux: a thread is a PRIO_PROCESS id). */
-int herald_nice_this_thread(int increment);
-
 #endif
