@@ -79,7 +79,7 @@ struct EngineClockTests {
         _ = e.localZoneChanged(to: newYork, jobs: jobs)
         #expect(e.pendingJobs["local"]?.occurrence == at("2026-11-22T14:00:00Z"))
         #expect(e.pendingJobs["pinned"]?.occurrence == at("2026-11-23T08:00:00Z"))
-        #expect(try spool.pendingJobs().jobs.contains(JobFileName(id: "local", occurrence: at("2026-11-22T14:00:00Z"))))
+        #expect(try spool.jobFiles().jobs.contains(JobFileName(id: "local", occurrence: at("2026-11-22T14:00:00Z"))))
     }
 
     @Test func jobsPastTheLimitAreRefused() throws {

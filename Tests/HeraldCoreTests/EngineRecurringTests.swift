@@ -37,7 +37,7 @@ struct EngineRecurringTests {
         clock.set(at("2026-11-22T09:00:00.002Z"))
         #expect(show(e.tick(), e).map(\.summary) == ["Stand up"])
         #expect(e.nextWakeup() == at("2026-11-22T15:00:00Z"))
-        #expect(try spool.pendingJobs().jobs.map(\.description) == ["stand@\(at("2026-11-22T15:00:00Z").microseconds).json"])
+        #expect(try spool.jobFiles().jobs.map(\.description) == ["stand@\(at("2026-11-22T15:00:00Z").microseconds).json"])
     }
 
     /// Occurrences missed while the daemon was down give one late popup, then the schedule goes on.
@@ -92,7 +92,7 @@ struct EngineRecurringTests {
             _ = e.actionInvoked(NotificationAction(jobID: "stretch", occurrence: at("2026-11-22T09:00:00Z"), action: .snooze))
             #expect(e.nextWakeup() == at("2026-11-22T09:10:00Z"))
         }
-        let name = try #require(spool.pendingJobs().jobs.first)
+        let name = try #require(spool.jobFiles().jobs.first)
         #expect(name.snoozedUntil == at("2026-11-22T09:10:00Z"))
         let restarted = engine(config)
         #expect(try restarted.start().isEmpty)

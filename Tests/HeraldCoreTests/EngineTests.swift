@@ -126,7 +126,7 @@ struct EngineTests {
         try submit(Job(kind: .reminder, id: "c1", at: due, text: "Never"))
         let engine = makeEngine()
         _ = try engine.start()
-        let name = try #require(spool.pendingJobs().jobs.first)
+        let name = try #require(spool.jobFiles().jobs.first)
         try spool.cancel(name)
         _ = engine.jobsChanged(removed: [name.description], added: [])
         clock.set(due + .seconds(1))

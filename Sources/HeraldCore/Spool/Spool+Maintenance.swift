@@ -99,7 +99,7 @@ extension Spool {
     /// rescheduling after the zone changed. Reads every pending job: run it off the
     /// scheduler's queue.
     public func localZoneRecurrences(localZone: TimeZoneRules) -> [(name: JobFileName, job: Job)] {
-        guard let names = try? pendingJobs().jobs else { return [] }
+        guard let names = try? jobFiles().jobs else { return [] }
         return names.compactMap { name in
             guard case .success(let job) = loadJob(name, localZone: localZone), job.every != nil, job.timezone == nil else { return nil }
             return (name, job)

@@ -45,7 +45,7 @@ extension Spool {
             job.flatMap { try? JobSchedule($0, localZone: localZone).first(now: now, defaultLead: defaultLead) }
         }
         var result: [PendingJob] = []
-        if let listing = try? pendingJobs() {
+        if let listing = try? jobFiles() {
             for name in listing.jobs {
                 var p = PendingJob(id: name.id, location: .jobs(name), fireAt: name.fireAt)
                 if loadDocuments {

@@ -116,7 +116,7 @@ public struct Spool: Sendable {
     // MARK: pending jobs
 
     /// The pending jobs in `jobs/`, and the names there that are not job files.
-    public func pendingJobs() throws(FileSystemError) -> (jobs: [JobFileName], strays: [String]) {
+    public func jobFiles() throws(FileSystemError) -> (jobs: [JobFileName], strays: [String]) {
         var jobs: [JobFileName] = []
         var strays: [String] = []
         for name in try FileSystem.list(self.jobs) {

@@ -61,8 +61,3 @@ public enum SpoolLockError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
-
-/// Herald's version, shown by `--version` and in `status.json`.
-public enum HeraldVersion {
-    public static let string = "0.1.0"
-}

@@ -16,7 +16,7 @@ public struct SpoolWorker: Sendable {
 
     /// What `jobs/` holds, for `.started` or `.jobsListed`.
     public func listJobs() throws(FileSystemError) -> (jobs: [JobFileName], strays: [String]) {
-        try spool.pendingJobs()
+        try spool.jobFiles()
     }
 
     /// Performs one operation; returns `.operationFailed` when it failed.
