@@ -94,20 +94,19 @@ struct EngineStateMachineTests {
         _ = e.handle(.started(jobs: [], strays: []), now: t0)
         let part1 = [candidate("b1", t0 + .seconds(1)), candidate("b2", t0 + .seconds(2))]
         let part2 = [candidate("b3", t0 + .seconds(3))]
-        let filing1 = e.handle(.intakeRead([.batch(file: "x.jsonl", part1, total: 3, isFirst: true, isLast: false)]), now: t0)
+        let filing1 = e.handle(.intakeRead([.batch(BatchPart(file: ".filing-x.jsonl", candidates: part1, total: 3, isFirst: true, isLast: false))]), now: t0)
         guard case .file(let plan1)? = filing1.first else { Issue.record("no filing: \(filing1)"); return }
-        #expect(plan1.writes.map(\.name.id) == ["b1", "b2"] && plan1.batch == "x.jsonl" && !plan1.isLastPart)
-        #expect(plan1.claimBatch == "x.jsonl")  // hidden as .filing-x.jsonl before any job is written
+        #expect(plan1.writes.map(\.name.id) == ["b1", "b2"] && plan1.batch == ".filing-x.jsonl" && !plan1.isLastPart)
         #expect(e.pendingCount == 2 && e.nextWakeup() == nil)  // accepted, not yet on disk
         var result = FilingResult()
         result.filed = plan1.writes.map(\.name)
-        result.batch = "x.jsonl"
+        result.batch = ".filing-x.jsonl"
         #expect(e.handle(.filed(result), now: t0).last == .armTimer(t0 + .seconds(1)))
-        guard case .file(let plan2)? = e.handle(.intakeRead([.batch(file: "x.jsonl", part2, total: 3, isFirst: false, isLast: true)]), now: t0).first
+        guard case .file(let plan2)? = e.handle(.intakeRead([.batch(BatchPart(file: ".filing-x.jsonl", candidates: part2, total: 3, isFirst: false, isLast: true))]), now: t0).first
         else { Issue.record("no filing for part 2"); return }
         var last = FilingResult()
         last.filed = plan2.writes.map(\.name)
-        last.batch = "x.jsonl"
+        last.batch = ".filing-x.jsonl"
         last.isLastPart = true
         guard case .file(let removal)? = e.handle(.filed(last), now: t0).first else { Issue.record("batch not removed"); return }
         #expect(removal.removeBatch == ".filing-x.jsonl" && removal.writes.isEmpty)
@@ -119,12 +118,11 @@ struct EngineStateMachineTests {
         config.maxJobs = 2
         var e = engine(config)
         _ = e.handle(.started(jobs: [], strays: []), now: t0)
-        let effects = e.handle(.intakeRead([.batch(file: "big.jsonl", [candidate("a", t0), candidate("b", t0)], total: 3,
-                                                   isFirst: true, isLast: false)]), now: t0)
+        let effects = e.handle(.intakeRead([.batch(BatchPart(file: ".filing-big.jsonl", candidates: [candidate("a", t0), candidate("b", t0)], total: 3, isFirst: true, isLast: false))]), now: t0)
         #expect(history(effects) == [.failed])
         guard case .file(let plan)? = effects.last else { Issue.record("no refusal: \(effects)"); return }
-        #expect(plan.refusals.map(\.file) == ["big.jsonl"] && plan.writes.isEmpty)
-        #expect(e.handle(.intakeRead([.batch(file: "big.jsonl", [candidate("c", t0)], total: 3, isFirst: false, isLast: true)]),
+        #expect(plan.refusals.map(\.file) == [".filing-big.jsonl"] && plan.writes.isEmpty)
+        #expect(e.handle(.intakeRead([.batch(BatchPart(file: ".filing-big.jsonl", candidates: [candidate("c", t0)], total: 3, isFirst: false, isLast: true))]),
                          now: t0).isEmpty)
         #expect(e.pendingCount == 0)
     }
@@ -178,4 +176,73 @@ struct EngineStateMachineTests {
         #expect(e.handle(.clockChanged, now: t0 - .minutes(60)).isEmpty)
         #expect(e.nextWakeup() == t0 + .seconds(10))
     }
+
+    // MARK: races with other writers and with late reports
+
+    /// After an overflow, jobs/ is listed on the spool queue while the engine moves on: a job
+    /// that fired and moved since the listing was asked for is not forgotten, nor its old name
+    /// taken back.
+    @Test func aListingTakenBeforeARenameDoesNotUndoIt() {
+        var e = engine()
+        let first = name("r", t0 + .minutes(60)), next = name("r", t0 + .minutes(120))
+        _ = e.handle(.started(jobs: [first], strays: []), now: t0)
+        #expect(e.handle(.watchOverflowed, now: t0).contains(.listJobs))
+        _ = e.handle(.loaded(LoadRequest(name: first, purpose: .prefetch), .success(reminder("r", every: "hourly"))), now: t0)
+        #expect(e.handle(.timerFired, now: first.fireAt).first.map { if case .show = $0 { true } else { false } } == true)
+        _ = e.handle(.shown(jobID: "r", .success(())), now: first.fireAt)
+        #expect(e.currentNames["r"] == next)
+        _ = e.handle(.jobsListed([first]), now: first.fireAt)  // listed before the rename landed
+        #expect(e.currentNames["r"] == next && e.nextWakeup() == next.fireAt)
+        #expect(e.handle(.jobsChanged([.removed(first.description), .added(next.description)]), now: first.fireAt).isEmpty)
+    }
+
+    /// `herald snooze` renamed a job that had landed in jobs/ before the engine heard it was filed.
+    @Test func aJobSnoozedBeforeItsFilingIsReportedKeepsTheSnooze() {
+        var e = engine()
+        _ = e.handle(.started(jobs: [], strays: []), now: t0)
+        _ = e.handle(.intakeRead([.single(file: "x.json", candidate("x", t0 + .minutes(5)))]), now: t0)
+        let filed = name("x", t0 + .minutes(5)), snoozed = name("x", t0 + .minutes(5), snoozed: t0 + .minutes(30))
+        _ = e.handle(.jobsChanged([.added(filed.description), .removed(filed.description), .added(snoozed.description)]), now: t0)
+        var result = FilingResult()
+        result.filed = [filed]
+        _ = e.handle(.filed(result), now: t0)
+        #expect(e.currentNames["x"] == snoozed && e.nextWakeup() == snoozed.fireAt)
+    }
+
+    /// A claimed batch seen twice at start (by the first read and by inotify) is filed once.
+    @Test func aBatchReadTwiceWhileFilingIsFiledOnce() {
+        var e = engine()
+        _ = e.handle(.started(jobs: [], strays: []), now: t0)
+        let part = BatchPart(file: ".filing-x.jsonl", candidates: [candidate("a", t0 + .minutes(1))], total: 1, isFirst: true, isLast: true)
+        guard case .file(let plan)? = e.handle(.intakeRead([.batch(part)]), now: t0).first else { Issue.record("not filed"); return }
+        #expect(plan.writes.count == 1)
+        #expect(!e.handle(.intakeRead([.batch(part)]), now: t0).contains { if case .file = $0 { return true } else { return false } })
+        #expect(e.pendingCount == 1)
+    }
+
+    /// A batch claimed before a restart was admitted then: it is not measured against the
+    /// limit again (its filed jobs already count), and a batch waiting for its name is read
+    /// once the one before is done.
+    @Test func aResumedBatchIsNotRefusedForItsOwnJobsAndAWaitingOneFollows() {
+        var config = HeraldConfig()
+        config.maxJobs = 3
+        var e = engine(config)
+        let a = name("a", t0 + .minutes(1)), b = name("b", t0 + .minutes(2))
+        _ = e.handle(.started(jobs: [a, b], strays: []), now: t0)
+        _ = e.handle(.intakeRead([.waiting(file: "x.jsonl")]), now: t0)
+        let part = BatchPart(file: ".filing-x.jsonl", candidates: [candidate("a", a.fireAt), candidate("b", b.fireAt), candidate("c", t0)],
+                             total: 3, isFirst: true, isLast: true, resumed: true)
+        guard case .file(let plan)? = e.handle(.intakeRead([.batch(part)]), now: t0).first else { Issue.record("refused"); return }
+        #expect(plan.writes.map(\.name.id) == ["c"] && plan.refusals.isEmpty)
+        var filed = FilingResult()
+        filed.filed = plan.writes.map(\.name)
+        filed.batch = part.file
+        filed.isLastPart = true
+        guard case .file(let removal)? = e.handle(.filed(filed), now: t0).first else { Issue.record("not removed"); return }
+        var removed = FilingResult()
+        removed.removedBatch = removal.removeBatch
+        #expect(e.handle(.filed(removed), now: t0).contains(.readIntake(IntakeRequest(names: ["x.jsonl"], localZone: .utc,
+                                                                                       defaultLead: .minutes(15)))))
+    }
 }
+

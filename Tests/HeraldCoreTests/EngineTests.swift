@@ -247,8 +247,35 @@ struct ResumedBatchTests {
         try spool.submit(Job(kind: .reminder, id: "x1", at: clock.now + .seconds(60), text: "x").encoded() + "\n", name: "x.jsonl")
         let driver = EngineDriver(spool: spool, clock: clock, logger: logs.logger())
         try driver.start()
-        let claims = driver.effects.compactMap { if case .file(let plan) = $0 { return plan.claimBatch } else { return nil } }
-        #expect(claims == ["x.jsonl"])
+        let batches = driver.effects.compactMap { if case .file(let plan) = $0 { return plan.batch } else { return nil } }
+        #expect(batches == [".filing-x.jsonl"])
         #expect(files(in: spool.new).isEmpty && driver.pendingCount == 1)
     }
+
+    /// Only what left jobs/ after the claim is skipped: an old finished job with the same id
+    /// (done/ keeps them for a month), and a job cancelled during the filing, are told apart.
+    @Test func aResumedBatchSkipsOnlyWhatSettledSinceItsClaim() throws {
+        try spool.prepare()
+        let lines = (1...3).map { Job(kind: .reminder, id: "c\($0)", at: clock.now + .seconds(Int64($0)), text: "n\($0)").encoded() }
+        dir.write("spool/done/c1@1.json", lines[0])  // a month-old job that had the same id
+        let old = try #require(FileManager.default.attributesOfItem(atPath: spool.done + "/c1@1.json")[.modificationDate] as? Date)
+        // The claim must come at a later tick of the file system's clock than that old file.
+        #expect(waitUntilFileTimeMovesPast(old, in: dir.path))
+        dir.write("spool/new/.filing-b.jsonl", lines.joined(separator: "\n") + "\n")
+        dir.write("spool/cancelled/c2@\((clock.now + .seconds(2)).microseconds).json", lines[1])  // cancelled while filing
+        let driver = EngineDriver(spool: spool, clock: clock, logger: logs.logger())
+        try driver.start()
+        #expect(Set(driver.pendingJobs.keys) == ["c1", "c3"])
+    }
+}
+
+/// Writes probe files until one gets a modification time later than `time` (the kernel's
+/// file clock moves in ticks of a few milliseconds).
+func waitUntilFileTimeMovesPast(_ time: Date, in directory: String) -> Bool {
+    let probe = directory + "/.tick"
+    for _ in 0..<10_000 {
+        FileManager.default.createFile(atPath: probe, contents: Data())
+        if let now = try? FileManager.default.attributesOfItem(atPath: probe)[.modificationDate] as? Date, now > time { return true }
+    }
+    return false
 }

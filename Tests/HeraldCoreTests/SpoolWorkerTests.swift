@@ -81,10 +81,11 @@ struct IntakeReaderTests {
         dir.write("spool/new/x.jsonl", lines.joined(separator: "\n") + "\n")
         let parts = read(partSize: 2)
         #expect(parts.count == 3)
-        guard case .batch(_, let first, let total, true, false) = parts[0], case .batch(_, _, _, false, true) = parts[2] else {
-            Issue.record("not in parts: \(parts)"); return
-        }
-        #expect(total == 5 && first.map(\.id) == ["x-1", "x-2"])
+        guard case .batch(let first) = parts[0], case .batch(let last) = parts[2] else { Issue.record("not in parts: \(parts)"); return }
+        #expect(first.isFirst && !first.isLast && last.isLast && !last.isFirst && !first.resumed)
+        #expect(first.total == 5 && first.candidates.map(\.id) == ["x-1", "x-2"])
+        // Claimed before the first part went out: hidden from other readers under its new name.
+        #expect(first.file == ".filing-x.jsonl" && files(in: spool.new) == [".filing-x.jsonl"])
     }
 
     @Test func oneBadLineRefusesTheWholeBatchAndSinglesAreReadOnTheirOwn() throws {

@@ -45,6 +45,10 @@ extension Engine {
             switch result {
             case .success(let loaded):
                 return prepare(loaded, name: name, due: due, now: now)
+            case .failure(.missing):
+                // Moved or removed by another program as it was read; inotify reports where to.
+                forget(id)
+                return perform(outbox.shown(id), now: now)
             case .failure(let error):
                 forget(id)
                 let effects = [

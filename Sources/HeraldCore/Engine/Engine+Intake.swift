@@ -23,45 +23,63 @@ extension Engine {
                 plan.moves.append(.init(file: name, name: target, fixMode: candidate.mode != 0o600))
                 logger.info("Job accepted", metadata: ["job.id": "\(id)", "job.kind": "\(candidate.kind.rawValue)",
                                                        "job.due": "\(target.fireAt)"])
-            case .batch(let name, let candidates, let total, let isFirst, let isLast):
-                if isFirst {
-                    if current.count + total > config.maxJobs {
-                        let problem = "\(total) more jobs would pass the spool's limit of \(config.maxJobs) (limits.jobs)"
-                        effects += refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
-                        batches[name] = .some(nil)
-                    } else {
-                        // Room for the whole batch now, while the set is (usually) empty and
-                        // growing it costs nothing, rather than rehashing it as it fills.
-                        filing.reserveCapacity(filing.count + total)
-                        batches[name] = BatchCounts()
-                        if !IntakeReader.isClaimedBatch(name) { plan.claimBatch = name }
-                    }
-                }
-                guard case .some(.some(var counts)) = batches[name] else {
-                    if isLast { batches.removeValue(forKey: name) }
-                    continue
-                }
-                plan.batch = name
-                plan.isLastPart = isLast
-                for candidate in candidates {
-                    // A batch taken in again after a crash skips the ids it already filed.
-                    guard let id = candidate.id, current[id] == nil else { counts.skipped += 1; continue }
-                    let target = JobFileName(id: id, occurrence: candidate.first)
-                    accept(target)
-                    plan.writes.append(.init(name: target, line: candidate.line))
-                    counts.added += 1
-                }
-                batches[name] = counts
+            case .waiting(let name):
+                waitingBatches.insert(name)
+            case .batch(let part):
+                effects += intakeBatch(part, into: &plan, now: now)
             }
         }
         if !plan.isEmpty { effects.append(.file(plan)) }
         return effects
     }
 
+    /// One part of a claimed batch. The first part decides for all of it whether it fits under
+    /// the limit (a resumed batch was admitted before); a batch read again while it is being
+    /// filed (seen both at start and by inotify) is ignored the second time.
+    mutating func intakeBatch(_ part: BatchPart, into plan: inout FilingPlan, now: Instant) -> [EngineEffect] {
+        let name = part.file
+        var effects: [EngineEffect] = []
+        if part.isFirst {
+            if batches[name] != nil {
+                duplicateReads.insert(name)
+            } else if !part.resumed, current.count + part.total > config.maxJobs {
+                let problem = "\(part.total) more jobs would pass the spool's limit of \(config.maxJobs) (limits.jobs)"
+                effects += refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
+                batches[name] = .some(nil)
+            } else {
+                // Room for the whole batch now, while the set is (usually) empty and growing it
+                // costs nothing, rather than rehashing it as it fills.
+                filing.reserveCapacity(filing.count + part.total)
+                batches[name] = BatchCounts()
+            }
+        }
+        if duplicateReads.contains(name) {
+            if part.isLast { duplicateReads.remove(name) }
+            return effects
+        }
+        guard case .some(.some(var counts)) = batches[name] else {
+            if part.isLast { batches.removeValue(forKey: name) }
+            return effects
+        }
+        plan.batch = name
+        plan.isLastPart = part.isLast
+        for candidate in part.candidates {
+            // A resumed batch skips the ids it already filed.
+            guard let id = candidate.id, current[id] == nil else { counts.skipped += 1; continue }
+            let target = JobFileName(id: id, occurrence: candidate.first)
+            accept(target)
+            plan.writes.append(.init(name: target, line: candidate.line))
+            counts.added += 1
+        }
+        batches[name] = counts
+        return effects
+    }
+
     /// Jobs the intake queue has put into `jobs/` are scheduled from now on.
     mutating func filed(_ result: FilingResult, now: Instant) -> [EngineEffect] {
         for name in result.filed where filing.remove(name.id) != nil {
-            if current[name.id] == name { adopt(name) }
+            // Snoozed or rescheduled by the CLI since it landed: that name counts.
+            if let now = current[name.id] { adopt(now) }
         }
         for name in result.failed where filing.remove(name.id) != nil {
             ownNames.remove(name)
@@ -74,7 +92,7 @@ extension Engine {
             if result.isLastPart {
                 if counts.failed == 0 {
                     var plan = FilingPlan()
-                    plan.removeBatch = IntakeReader.isClaimedBatch(batch) ? batch : IntakeReader.claimPrefix + batch
+                    plan.removeBatch = batch
                     effects.append(.file(plan))
                 } else {
                     batches.removeValue(forKey: batch)
@@ -83,11 +101,14 @@ extension Engine {
                 }
             }
         }
-        if let removed = result.removedBatch,
-           case .some(.some(let counts)) = batches.removeValue(forKey: removed) ?? batches.removeValue(forKey: String(removed.dropFirst(IntakeReader.claimPrefix.count))) {
-            let batch = removed
+        if let batch = result.removedBatch, case .some(.some(let counts)) = batches.removeValue(forKey: batch) {
             logger.info("Batch accepted", metadata: ["file": "\(batch)", "jobs.added": "\(counts.added)",
                                                      "jobs.skipped": "\(counts.skipped)"])
+            // A batch of the same name waited for this one's claim to go.
+            if !waitingBatches.isEmpty {
+                effects.append(.readIntake(intakeRequest(waitingBatches.sorted())))
+                waitingBatches.removeAll()
+            }
         }
         return effects + tick(now: now)
     }
@@ -117,11 +138,12 @@ extension Engine {
     /// Moves a file from `new/` to `failed/` (in the filing plan) and records it in the history.
     func refuse(_ file: String, _ refusal: IntakeRefusal, in plan: inout FilingPlan, now: Instant) -> [EngineEffect] {
         plan.refusals.append(.init(file: file, reason: refusal.reason))
-        logger.warning("Bad job file moved to failed/", metadata: ["file": "new/\(file)", "reason": "\(refusal.redacted)"])
-        logger.debug("Bad job file, full reason", metadata: ["file": "\(file)", "reason": "\(refusal.reason)"])
-        let stem = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
+        let shown = IntakeReader.unclaimedName(file)
+        logger.warning("Bad job file moved to failed/", metadata: ["file": "new/\(shown)", "reason": "\(refusal.redacted)"])
+        logger.debug("Bad job file, full reason", metadata: ["file": "\(shown)", "reason": "\(refusal.reason)"])
+        let stem = shown.hasSuffix(".json") ? String(shown.dropLast(5)) : shown
         return [.spool(.appendHistory(HistoryRecord(time: now, id: stem, kind: nil, role: nil, due: now, outcome: .failed,
-                                                    note: "new/\(file) moved to failed/: \(refusal.redacted)")))]
+                                                    note: "new/\(shown) moved to failed/: \(refusal.redacted)")))]
     }
 
     /// The id for a job file without one: its file name when that is a free, valid id, else a random one.

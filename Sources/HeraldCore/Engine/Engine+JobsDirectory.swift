@@ -5,7 +5,7 @@ extension Engine {
         for change in changes {
             switch change {
             case .removed(let raw):
-                guard let name = JobFileName(parsing: raw), current[name.id] == name, !filing.contains(name.id) else { continue }
+                guard let name = JobFileName(parsing: raw), current[name.id] == name else { continue }
                 forget(name.id)
                 logger.info("Job removed from the spool", metadata: ["job.id": "\(name.id)"])
             case .added(let raw):
@@ -20,13 +20,17 @@ extension Engine {
     }
 
     /// After inotify lost events: what `jobs/` holds now against what the engine believes.
-    /// Jobs still being filed are not on disk yet and are left alone.
+    /// Jobs still being filed are not on disk yet, and jobs that changed since the listing was
+    /// asked for (their renames may be behind it on the spool queue) are left alone.
     mutating func jobsListed(_ names: [JobFileName], now: Instant) -> [EngineEffect] {
+        let changed = current.takeChanges()
         let onDisk = Set(names)
-        var changes: [JobsChange] = current.values.filter { !onDisk.contains($0) && !filing.contains($0.id) }
+        var changes: [JobsChange] = current.values
+            .filter { !onDisk.contains($0) && !filing.contains($0.id) && !changed.contains($0.id) }
             .map { .removed($0.description) }
         let known = Set(current.values)
-        changes += names.filter { !known.contains($0) }.map { .added($0.description) }
+        changes += names.filter { !known.contains($0) && !changed.contains($0.id) && !ownNames.contains($0) }
+            .map { .added($0.description) }
         return jobsChanged(changes, now: now)
     }
 }

@@ -28,6 +28,10 @@ public struct Engine: Sendable {
     var showing: [String: Firing] = [:]
     /// Batches being taken in; refused ones are nil until their last part has passed.
     var batches: [String: BatchCounts?] = [:]
+    /// Claimed batches read a second time while being filed: their parts are ignored.
+    var duplicateReads: Set<String> = []
+    /// Valid batches whose claim name was taken by a batch still being filed.
+    var waitingBatches: Set<String> = []
     /// Documents read ahead for the jobs due next (not habits: their logs change); the name
     /// last asked for, so one is asked for once.
     var prefetched: [String: (name: JobFileName, job: LoadedJob)] = [:]
@@ -93,7 +97,8 @@ public struct Engine: Sendable {
         case .jobsChanged(let changes): effects = jobsChanged(changes, now: now)
         case .watchOverflowed:
             logger.notice("inotify queue overflowed; rescanning the spool")
-            ownNames.removeAll()
+            // Jobs that change while jobs/ is listed are left out of the comparison.
+            current.recordChanges()
             effects = [.readIntake(intakeRequest(nil)), .listJobs]
         case .jobsListed(let names): effects = jobsListed(names, now: now)
         case .loaded(let request, let result): effects = loaded(request, result, now: now)

@@ -65,13 +65,30 @@ public struct IntakeRequest: Sendable, Equatable {
 public enum IntakeFile: Sendable, Equatable {
     /// One job (`*.json`).
     case single(file: String, IntakeCandidate)
-    /// Part of a batch (`*.jsonl`) whose every line is valid: `total` jobs in all, sent in
-    /// order; the last part has `isLast`.
-    case batch(file: String, [IntakeCandidate], total: Int, isFirst: Bool, isLast: Bool)
+    /// Part of a batch (`*.jsonl`) whose every line is valid, claimed for filing.
+    case batch(BatchPart)
+    /// A valid batch whose name is still claimed by one being filed: read again later.
+    case waiting(file: String)
     /// Not a valid job (or batch): moves to `failed/`.
     case refused(file: String, IntakeRefusal)
     /// Gone before it could be read (taken by an earlier read).
     case gone(file: String)
+}
+
+/// Part of a claimed batch: `total` jobs in all, sent in order; the last part has `isLast`.
+public struct BatchPart: Sendable, Equatable {
+    /// The claimed name in `new/` (`.filing-<name>`).
+    public var file: String
+    public var candidates: [IntakeCandidate]
+    public var total: Int
+    public var isFirst: Bool
+    public var isLast: Bool
+    /// Claimed before this heraldd started: it was admitted then, and partly filed.
+    public var resumed: Bool
+    public init(file: String, candidates: [IntakeCandidate], total: Int, isFirst: Bool, isLast: Bool, resumed: Bool = false) {
+        self.file = file; self.candidates = candidates; self.total = total
+        self.isFirst = isFirst; self.isLast = isLast; self.resumed = resumed
+    }
 }
 
 /// A valid job waiting in `new/`.
@@ -119,8 +136,6 @@ public struct FilingPlan: Sendable, Equatable {
     public var writes: [Write] = []
     /// Files moved to `failed/`.
     public var refusals: [Refusal] = []
-    /// A batch whose first part this is: renamed to `.filing-<name>` in `new/` before any write.
-    public var claimBatch: String?
     /// The batch the writes come from, and whether they are its last part.
     public var batch: String?
     public var isLastPart = false
@@ -128,7 +143,7 @@ public struct FilingPlan: Sendable, Equatable {
     public var removeBatch: String?
     public init() {}
     public var isEmpty: Bool {
-        moves.isEmpty && writes.isEmpty && refusals.isEmpty && claimBatch == nil && batch == nil && removeBatch == nil
+        moves.isEmpty && writes.isEmpty && refusals.isEmpty && batch == nil && removeBatch == nil
     }
 }
 

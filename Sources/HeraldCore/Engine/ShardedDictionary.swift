@@ -5,6 +5,8 @@
 struct ShardedDictionary<Key: Hashable, Value> {
     private var shards = [[Key: Value]](repeating: [:], count: 64)
     private(set) var count = 0
+    /// Keys set or removed since `recordChanges()`, while recording.
+    private var changed: Set<Key>?
 
     init() {}
 
@@ -23,9 +25,19 @@ struct ShardedDictionary<Key: Hashable, Value> {
 
     var isEmpty: Bool { count == 0 }
 
+    /// Starts noting which keys change (for comparing with a listing taken meanwhile).
+    mutating func recordChanges() { changed = [] }
+
+    /// The keys changed since `recordChanges()`; recording stops.
+    mutating func takeChanges() -> Set<Key> {
+        defer { changed = nil }
+        return changed ?? []
+    }
+
     subscript(key: Key) -> Value? {
         get { shards[Self.shard(key)][key] }
         set {
+            changed?.insert(key)
             let s = Self.shard(key)
             if let newValue {
                 if shards[s].updateValue(newValue, forKey: key) == nil { count += 1 }
@@ -37,6 +49,7 @@ struct ShardedDictionary<Key: Hashable, Value> {
 
     @discardableResult
     mutating func removeValue(forKey key: Key) -> Value? {
+        changed?.insert(key)
         let removed = shards[Self.shard(key)].removeValue(forKey: key)
         if removed != nil { count -= 1 }
         return removed

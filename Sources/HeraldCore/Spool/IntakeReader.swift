@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -38,9 +41,9 @@ public struct IntakeReader: Sendable {
         let path = spool.new + "/" + file
         switch spool.readCheckedFile(path, limit: Job.maximumFileSize) {
         case .failure(let error):
-            if case .unreadable = error, !FileSystem.exists(path) { return .gone(file: file) }
+            if error == .missing { return .gone(file: file) }
             return .refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))
-        case .success(let (bytes, mode)):
+        case .success(let (bytes, mode, _)):
             do {
                 let job = try Job.decode(Data(bytes), localZone: request.localZone)
                 let first = try Self.firstOccurrence(of: job, request, now: now)
@@ -51,29 +54,32 @@ public struct IntakeReader: Sendable {
         }
     }
 
-    /// Every line is checked before any part goes to the engine: a batch is taken whole or not at all.
-    func readBatch(_ file: String, _ request: IntakeRequest, now: Instant, deliver: (EngineEvent) -> Void) {
+    /// Every line is checked before any part goes to the engine: a batch is taken whole or not
+    /// at all. A valid batch is then claimed (see `claimPrefix`) and its parts carry that name.
+    /// A claimed batch found again (heraldd stopped while filing it) is resumed: its jobs that
+    /// have since been filed, finished, cancelled or refused stay as they are.
+    func readBatch(_ file: String, _ request: IntakeRequest, now: Instant, retried: Bool = false,
+                   deliver: (EngineEvent) -> Void) {
         let path = spool.new + "/" + file
-        let bytes: [UInt8]
-        switch spool.readChecked(path, limit: 1 << 30) {
-        case .success(let b): bytes = b
+        let read: (bytes: [UInt8], mode: mode_t, inode: ino_t)
+        switch spool.readCheckedFile(path, limit: 1 << 30) {
+        case .success(let r): read = r
         case .failure(let error):
-            if case .unreadable = error, !FileSystem.exists(path) { return deliver(.intakeRead([.gone(file: file)])) }
+            if error == .missing { return deliver(.intakeRead([.gone(file: file)])) }
             return deliver(.intakeRead([.refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))]))
         }
         let resumed = Self.isClaimedBatch(file)
         let stem = String(file.dropLast(6).dropFirst(resumed ? Self.claimPrefix.count : 0))
-        // A batch heraldd had begun to file before it stopped: its jobs that fired and
-        // finished meanwhile are in done/ and must not come back.
-        let finished = resumed ? Set(((try? FileSystem.list(spool.done)) ?? []).compactMap { JobFileName(parsing: $0)?.id }) : []
-        let decoded = JobBatch.decode(bytes, localZone: request.localZone)
+        if resumed { dropUnclaimedCopy(stem + ".jsonl", inode: read.inode) }
+        let settled = resumed ? settledSinceClaim(path) : []
+        let decoded = JobBatch.decode(read.bytes, localZone: request.localZone)
         var problems = decoded.problems
         var candidates: [IntakeCandidate] = []
         candidates.reserveCapacity(decoded.jobs.count)
         var seen = Set<String>()
         for (line, job) in decoded.jobs {
             let id = job.id ?? JobBatch.defaultID(stem: stem, line: line.number)
-            if finished.contains(id) { continue }
+            if settled.contains(id) { continue }
             guard Job.isValidID(id), seen.insert(id).inserted else {
                 let message = "id '\(id)' appears twice"
                 problems.append(.init(line: line.number, message: message, redacted: message))
@@ -88,26 +94,85 @@ public struct IntakeReader: Sendable {
                 problems.append(.init(line: line.number, message: error.description, redacted: error.reason))
             }
         }
-        if !problems.isEmpty {
+        // A resumed batch was whole when it was claimed; a line that no longer fits (a schedule
+        // that has ended since) has nothing left to show.
+        if !problems.isEmpty && !resumed {
             problems.sort { $0.line < $1.line }
             let reason = problems.prefix(20).map(\.description).joined(separator: "; ") + (problems.count > 20 ? "; ..." : "")
             let redacted = problems.prefix(5).map { "line \($0.line): \($0.redacted)" }.joined(separator: "; ")
             return deliver(.intakeRead([.refused(file: file, IntakeRefusal(reason: reason, redacted: redacted))]))
         }
+        var claimed = file
+        if !resumed {
+            claimed = Self.claimPrefix + file
+            switch claim(file, as: claimed, inode: read.inode) {
+            case .claimed: break
+            case .taken: return deliver(.intakeRead([.waiting(file: file)]))
+            case .gone: return deliver(.intakeRead([.gone(file: file)]))
+            case .replaced:
+                // A writer put another file under this name after it was read: read that one.
+                guard !retried else { return deliver(.intakeRead([.waiting(file: file)])) }
+                return readBatch(file, request, now: now, retried: true, deliver: deliver)
+            }
+        }
         var start = 0
         repeat {
             let end = min(start + partSize, candidates.count)
-            deliver(.intakeRead([.batch(file: file, Array(candidates[start..<end]), total: candidates.count,
-                                        isFirst: start == 0, isLast: end == candidates.count)]))
+            deliver(.intakeRead([.batch(BatchPart(file: claimed, candidates: Array(candidates[start..<end]), total: candidates.count,
+                                                  isFirst: start == 0, isLast: end == candidates.count, resumed: resumed))]))
             start = end
         } while start < candidates.count
     }
 
-    /// A batch being filed is renamed to `.filing-<name>` first: hidden from other readers, and
+    enum Claim { case claimed, taken, gone, replaced }
+
+    /// Links `new/<file>` to `new/<claimed>` (never replacing one), checks it is the file that
+    /// was read, and removes the unclaimed name.
+    func claim(_ file: String, as claimed: String, inode: ino_t) -> Claim {
+        let from = spool.new + "/" + file, to = spool.new + "/" + claimed
+        guard link(from, to) == 0 else { return errno == EEXIST ? .taken : .gone }
+        var st = stat()
+        guard lstat(to, &st) == 0, st.st_ino == inode else {
+            unlink(to)
+            return .replaced
+        }
+        unlink(from)
+        return .claimed
+    }
+
+    /// After a stop between claiming a batch and removing its first name, both names are left.
+    func dropUnclaimedCopy(_ file: String, inode: ino_t) {
+        var st = stat()
+        let path = spool.new + "/" + file
+        if lstat(path, &st) == 0, st.st_ino == inode { unlink(path) }
+    }
+
+    /// Ids of jobs that left `jobs/` (finished, cancelled, refused) since the batch at `path`
+    /// was claimed: the claim and those moves each set the file's change time.
+    func settledSinceClaim(_ path: String) -> Set<String> {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return [] }
+        let claimedAt = st.st_ctim
+        var ids = Set<String>()
+        for dir in [spool.done, spool.cancelled, spool.failed] {
+            for name in (try? FileSystem.list(dir)) ?? [] {
+                guard let job = JobFileName(parsing: name), lstat(dir + "/" + name, &st) == 0 else { continue }
+                if (st.st_ctim.tv_sec, st.st_ctim.tv_nsec) >= (claimedAt.tv_sec, claimedAt.tv_nsec) { ids.insert(job.id) }
+            }
+        }
+        return ids
+    }
+
+    /// A batch being filed is claimed as `.filing-<name>` first: hidden from other readers, and
     /// recognisable as half-filed if heraldd stops before it is done.
     public static let claimPrefix = ".filing-"
 
     public static func isClaimedBatch(_ name: String) -> Bool { name.hasPrefix(claimPrefix) && name.hasSuffix(".jsonl") }
+
+    /// The name a writer gave a file in `new/`, claimed or not.
+    public static func unclaimedName(_ name: String) -> String {
+        isClaimedBatch(name) ? String(name.dropFirst(claimPrefix.count)) : name
+    }
 
     /// When a job taken in now first fires.
     ///

@@ -90,10 +90,10 @@ public struct Spool: Sendable {
         readCheckedFile(path, limit: limit).map(\.bytes)
     }
 
-    /// `readChecked`, with the file's permission bits as its descriptor showed them.
-    public func readCheckedFile(_ path: String, limit: Int) -> Result<(bytes: [UInt8], mode: mode_t), SpoolFileError> {
+    /// `readChecked`, with the file's permission bits and inode number as its descriptor showed them.
+    public func readCheckedFile(_ path: String, limit: Int) -> Result<(bytes: [UInt8], mode: mode_t, inode: ino_t), SpoolFileError> {
         var st = stat()
-        guard lstat(path, &st) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        guard lstat(path, &st) == 0 else { return .failure(errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno)))) }
         switch st.st_mode & S_IFMT {
         case S_IFLNK: return .failure(.symlink)
         case S_IFDIR: return .failure(.directory)
@@ -101,14 +101,16 @@ public struct Spool: Sendable {
         default: return .failure(.notRegular)
         }
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(errno == ELOOP ? .symlink : .unreadable(String(cString: strerror(errno)))) }
+        guard fd >= 0 else {
+            return .failure(errno == ELOOP ? .symlink : errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno))))
+        }
         defer { close(fd) }
         guard fstat(fd, &st) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
         guard st.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular) }
         guard st.st_uid == geteuid() else { return .failure(.foreignOwner(uid: st.st_uid, expected: geteuid())) }
         guard st.st_mode & 0o022 == 0 else { return .failure(.writableByOthers(mode: st.st_mode & 0o7777)) }
         guard st.st_size <= limit else { return .failure(.tooLarge(size: Int(st.st_size), limit: limit)) }
-        do { return .success((try FileSystem.readAll(fd, path: path, limit: limit, size: Int(st.st_size)), st.st_mode & 0o7777)) } catch {
+        do { return .success((try FileSystem.readAll(fd, path: path, limit: limit, size: Int(st.st_size)), st.st_mode & 0o7777, st.st_ino)) } catch {
             return .failure(.unreadable(String(cString: strerror(error.code))))
         }
     }
@@ -156,15 +158,17 @@ public struct Spool: Sendable {
     ///
     /// - Returns: the file's new path.
     @discardableResult
-    public func quarantine(directory dir: String, name: String, reason: String, now: Instant) throws(FileSystemError) -> String {
-        var target = name
+    public func quarantine(directory dir: String, name: String, as shownName: String? = nil, reason: String,
+                           now: Instant) throws(FileSystemError) -> String {
+        let base = shownName ?? name
+        var target = base
         var n = 0
         while FileSystem.exists(failed + "/" + target) || FileSystem.exists(failed + "/" + target + ".reason") {
             n += 1
-            target = name + "." + String(n)
+            target = base + "." + String(n)
         }
         try FileSystem.move(dir + "/" + name, to: failed + "/" + target)
-        let line = ISO8601.format(now, offsetSeconds: 0, zulu: true) + " " + relative(dir) + "/" + name + ": " + reason + "\n"
+        let line = ISO8601.format(now, offsetSeconds: 0, zulu: true) + " " + relative(dir) + "/" + base + ": " + reason + "\n"
         let tmpPath = tmp + "/.reason." + String(getpid()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         try FileSystem.writeAtomically(Array(line.utf8), tmpPath: tmpPath, finalPath: failed + "/" + target + ".reason")
         return failed + "/" + target
@@ -185,6 +189,8 @@ public enum SpoolFileError: Error, Equatable, CustomStringConvertible {
     case writableByOthers(mode: mode_t)
     case tooLarge(size: Int, limit: Int)
     case unreadable(String)
+    /// Gone before it could be read (moved or removed by another program meanwhile).
+    case missing
     case invalid(JobError)
 
     public var description: String {
@@ -196,6 +202,7 @@ public enum SpoolFileError: Error, Equatable, CustomStringConvertible {
         case .writableByOthers(let mode): return "is writable by group or others (mode 0\(String(mode, radix: 8)))"
         case .tooLarge(let size, let limit): return "is larger than \(limit / 1024) KiB (\(size) bytes)"
         case .unreadable(let why): return "cannot be read: \(why)"
+        case .missing: return "is gone"
         case .invalid(let error): return error.description
         }
     }

@@ -50,13 +50,11 @@ public struct SpoolWorker: Sendable {
         var result = FilingResult()
         result.batch = plan.batch
         result.isLastPart = plan.isLastPart
-        if let batch = plan.claimBatch {
-            do { try FileSystem.move(spool.new + "/" + batch, to: spool.new + "/" + IntakeReader.claimPrefix + batch) } catch {
-                logger.error("Cannot claim a batch", metadata: ["file": "\(batch)", "error": "\(error)"])
-            }
-        }
         for refusal in plan.refusals {
-            do { try spool.quarantine(directory: spool.new, name: refusal.file, reason: refusal.reason, now: now) } catch {
+            do {
+                try spool.quarantine(directory: spool.new, name: refusal.file, as: IntakeReader.unclaimedName(refusal.file),
+                                     reason: refusal.reason, now: now)
+            } catch {
                 if !error.isNotFound {
                     logger.error("Cannot move a bad job file to failed/", metadata: ["file": "\(refusal.file)", "error": "\(error)"])
                 }
