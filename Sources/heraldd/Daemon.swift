@@ -223,7 +223,7 @@ final class Daemon: @unchecked Sendable {
     private func startWatchdog() {
         guard let interval = systemd.watchdogInterval else { return }
         let source = DispatchSource.makeTimerSource(queue: queue)
-        source.schedule(deadline: .now(), repeating: .microseconds(Int(interval / 2)), leeway: .microseconds(Int(interval / 20)))
+        source.schedule(deadline: .now(), repeating: .microseconds(Int(interval / 2)), leeway: .microseconds(Int(interval / 20)))  // monotonic: systemd's watchdog counts CLOCK_MONOTONIC; no pings are owed across a suspend
         source.setEventHandler { [unowned self] in systemd.send("WATCHDOG=1") }
         source.resume()
         watchdog = source
@@ -270,7 +270,7 @@ final class Daemon: @unchecked Sendable {
         let next = serviceStatusSentAt + .seconds(1)
         if !deferred && next > .now() {
             serviceStatusDue = true
-            queue.asyncAfter(deadline: next) { [weak self] in self?.sendServiceStatus(deferred: true) }
+            queue.asyncAfter(deadline: next) { [weak self] in self?.sendServiceStatus(deferred: true) }  // monotonic: a rate limit, not a user's time
             return
         }
         sentServiceStatus = text
