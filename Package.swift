@@ -26,6 +26,11 @@ let package = Package(
             pkgConfig: "libnotify",
             providers: [.apt(["libnotify-dev"])]
         ),
+        .systemLibrary(
+            name: "CCanberra",
+            pkgConfig: "libcanberra",
+            providers: [.apt(["libcanberra-dev"])]
+        ),
         .target(
             name: "HeraldCore",
             dependencies: [
@@ -39,7 +44,7 @@ let package = Package(
         .target(name: "CHeraldArgv"),
         .target(
             name: "HeraldNotify",
-            dependencies: ["CLibNotify", "HeraldCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibNotify", "CCanberra", "HeraldCore", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "heraldd",

@@ -7,7 +7,7 @@
 #   scripts/install-deps.sh profile  what `make order-file` needs (valgrind, binutils)
 set -eu
 
-build="libnotify-dev pkg-config tzdata"
+build="libnotify-dev libcanberra-dev pkg-config tzdata"
 test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at make bsdutils"
 screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
 profile="$build valgrind binutils python3"

@@ -1,3 +1,4 @@
+import CCanberra
 import CLibNotify
 import Foundation
 import HeraldCore
@@ -14,10 +15,17 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private var capabilities: Set<String>?
     /// When the last show failed, and how (monotonic nanoseconds).
     private var lastFailure: (at: UInt64, error: NotifierError)?
-    /// Popups with buttons, kept alive until the server closes them (else their buttons go
-    /// dead), oldest first; at most `liveLimit`.
+    /// Popups on screen, kept alive until the server closes them (else their buttons go dead
+    /// and their closing is not heard), oldest first; at most `liveLimit`.
     private var live: [UnsafeMutablePointer<NotifyNotification>] = []
-    private let liveLimit = 256
+    private let liveLimit = 1024
+    /// Which job each live popup is for, and the popup on screen for each job (the one a new
+    /// popup for that job replaces in place).
+    private var jobOf: [UnsafeMutablePointer<NotifyNotification>: (jobID: String, occurrence: Instant)] = [:]
+    private var popupOf: [String: UnsafeMutablePointer<NotifyNotification>] = [:]
+    /// libcanberra, for servers that do not play sounds themselves (made on first use).
+    private var canberra: OpaquePointer?
+    private var soundFailureLogged = false
     private let actionHandler = ActionHandlerBox()
     private let busHandlers = BusHandlersBox()
     /// The session bus connection being watched (GLib thread only).
@@ -85,9 +93,19 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }, me)
     }
 
-    /// Button presses are reported here, on the GLib thread.
-    public func onAction(_ handler: @escaping @Sendable (NotificationAction) -> Void) {
+    /// Button presses and closings are reported here, on the GLib thread.
+    public func onEvent(_ handler: @escaping @Sendable (PopupEvent) -> Void) {
         actionHandler.set(handler)
+    }
+
+    /// Closes job `jobID`'s popup, if one is on screen (the server answers with reason 3).
+    public func close(jobID: String) {
+        glib.perform { [self] in
+            guard let notification = popupOf[jobID] else { return }
+            var error: UnsafeMutablePointer<GError>? = nil
+            _ = notify_notification_close(notification, &error)
+            if let error { g_error_free(error) }
+        }
     }
 
     /// The server's name, version and capabilities, or the error that prevents asking.
@@ -117,29 +135,74 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
         let markup = capabilities?.contains("body-markup") ?? false
         let body = markup ? TextSafety.escapeMarkup(request.body) : request.body
-        let notification = notify_notification_new(request.summary, body, Self.iconReference(request.icon))!
-        let buttons = !request.actions.isEmpty && (capabilities?.contains("actions") ?? false)
-        if buttons { addActions(request, to: notification) }
+        // One popup per job: a new one for a job still on screen updates it in place (libnotify
+        // sends the id the server gave it as replaces_id), so nothing flickers or stacks.
+        let replacing = popupOf[request.jobID]
+        let notification: UnsafeMutablePointer<NotifyNotification>
+        if let replacing {
+            notification = replacing
+            _ = notify_notification_update(notification, request.summary, body, Self.iconReference(request.icon))
+            notify_notification_clear_actions(notification)
+            notify_notification_clear_hints(notification)
+        } else {
+            notification = notify_notification_new(request.summary, body, Self.iconReference(request.icon))!
+        }
+        if !request.actions.isEmpty && (capabilities?.contains("actions") ?? false) { addActions(request, to: notification) }
         notify_notification_set_app_name(notification, NotificationRequest.appName)
         notify_notification_set_urgency(notification, Self.urgency(request.urgency))
         notify_notification_set_category(notification, request.category)
+        notify_notification_set_timeout(notification, request.expiry.milliseconds)
         notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
+        switch request.sound {
+        case .themed(let name)?: notify_notification_set_hint(notification, "sound-name", g_variant_new_string(name))
+        case .file(let path)?: notify_notification_set_hint(notification, "sound-file", g_variant_new_string(path))
+        case nil: break
+        }
         var error: UnsafeMutablePointer<GError>? = nil
         if notify_notification_show(notification, &error) != 0 {
-            if buttons { keepAlive(notification) } else { herald_notification_unref(notification) }
+            if replacing == nil { keepAlive(notification) }
+            jobOf[notification] = (request.jobID, request.occurrence)
+            popupOf[request.jobID] = notification
+            // Most servers ignore the sound hints (dunst and mako decline to play them): play it here.
+            if let sound = request.sound, !(capabilities?.contains("sound") ?? false) { play(sound, for: request) }
             return .success(())
         }
-        herald_notification_unref(notification)
+        if let replacing { forgetPopup(replacing) } else { herald_notification_unref(notification) }
         capabilities = nil  // the server may come back different
         guard let error else { return .failure(NotifierError(.failed, detail: "unknown error")) }
         defer { g_error_free(error) }
         return .failure(Self.classify(error, busReachable: Self.sessionBusReachable()))
     }
 
+    /// Plays a popup's sound through libcanberra (asynchronously: it returns at once).
+    private func play(_ sound: Sound, for request: NotificationRequest) {
+        if canberra == nil {
+            var context: OpaquePointer? = nil
+            guard ca_context_create(&context) == 0, let context else { return logSoundFailure("cannot start libcanberra") }
+            _ = herald_canberra_set_app(context, NotificationRequest.appName, "herald", "herald")
+            canberra = context
+        }
+        let code: Int32
+        switch sound {
+        case .themed(let name): code = herald_canberra_play(canberra, 1, name, nil, request.summary)
+        case .file(let path): code = herald_canberra_play(canberra, 1, nil, path, request.summary)
+        }
+        if code != 0 { logSoundFailure(String(cString: ca_strerror(code)), sound: "\(sound)") }
+    }
+
+    private func logSoundFailure(_ why: String, sound: String = "") {
+        // Once at notice (a machine without sound would say it at every popup), then at debug.
+        let metadata: Logger.Metadata = ["error": "\(why)", "sound": "\(sound)"]
+        if soundFailureLogged { logger.debug("Cannot play the popup's sound", metadata: metadata) } else {
+            logger.notice("Cannot play the popup's sound", metadata: metadata)
+            soundFailureLogged = true
+        }
+    }
+
     private func addActions(_ request: NotificationRequest, to notification: UnsafeMutablePointer<NotifyNotification>) {
         for action in request.actions {
             let target = ActionTarget(notifier: self, jobID: request.jobID, occurrence: request.occurrence)
-            herald_add_action(notification, action.rawValue, action.label, { notification, key, data in
+            herald_add_action(notification, action.key, action.label, { notification, key, data in
                 let target = Unmanaged<ActionTarget>.fromOpaque(data!).takeUnretainedValue()
                 target.notifier?.actionInvoked(notification!, key: key.map { String(cString: $0) } ?? "", target: target)
             }, Unmanaged.passRetained(target).toOpaque(), { data in
@@ -154,8 +217,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         _ = notify_notification_close(notification, &error)
         if let error { g_error_free(error) }
         logger.debug("Notification button pressed", metadata: ["job.id": "\(target.jobID)", "action": "\(key)"])
-        guard let action = PopupAction(rawValue: key) else { return }
-        actionHandler.call(NotificationAction(jobID: target.jobID, occurrence: target.occurrence, action: action))
+        guard let action = PopupAction(key: key) else { return }
+        actionHandler.call(.action(NotificationAction(jobID: target.jobID, occurrence: target.occurrence, action: action)))
     }
 
     private func keepAlive(_ notification: UnsafeMutablePointer<NotifyNotification>) {
@@ -164,15 +227,30 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
             notifier.closed(notification!)
         }, Unmanaged.passUnretained(self).toOpaque())
-        if live.count > liveLimit { herald_notification_unref(live.removeFirst()) }
+        if live.count > liveLimit { forgetPopup(live[0]) }
     }
 
+    /// The server closed a popup: report how, then let it go.
     private func closed(_ notification: UnsafeMutablePointer<NotifyNotification>) {
+        guard let owner = jobOf[notification] else { return }
+        let reason = CloseReason(code: herald_notification_closed_reason(notification))
+        forgetPopup(notification, deferred: true)
+        actionHandler.call(.closed(jobID: owner.jobID, occurrence: owner.occurrence, reason))
+    }
+
+    /// Drops a live popup; `deferred`: released once libnotify has finished emitting its signal.
+    private func forgetPopup(_ notification: UnsafeMutablePointer<NotifyNotification>, deferred: Bool = false) {
         guard let k = live.firstIndex(of: notification) else { return }
         live.remove(at: k)
-        // Released once libnotify has finished emitting the signal.
-        let handle = NotificationHandle(pointer: notification)
-        glib.perform { herald_notification_unref(handle.pointer) }
+        if let owner = jobOf.removeValue(forKey: notification), popupOf[owner.jobID] == notification {
+            popupOf.removeValue(forKey: owner.jobID)
+        }
+        if deferred {
+            let handle = NotificationHandle(pointer: notification)
+            glib.perform { herald_notification_unref(handle.pointer) }
+        } else {
+            herald_notification_unref(notification)
+        }
     }
 
     /// The server's capabilities, or nil if it cannot be asked.
@@ -290,13 +368,13 @@ private final class BusHandlersBox: @unchecked Sendable {
     func busLost(_ why: String) { lock.lock(); let h = lost; lock.unlock(); h?(why) }
 }
 
-/// The daemon's action handler, set once from another thread.
+/// The daemon's popup event handler, set once from another thread.
 private final class ActionHandlerBox: @unchecked Sendable {
     private let lock = NSLock()
-    private var handler: (@Sendable (NotificationAction) -> Void)?
-    func set(_ h: @escaping @Sendable (NotificationAction) -> Void) { lock.lock(); handler = h; lock.unlock() }
-    func call(_ action: NotificationAction) {
+    private var handler: (@Sendable (PopupEvent) -> Void)?
+    func set(_ h: @escaping @Sendable (PopupEvent) -> Void) { lock.lock(); handler = h; lock.unlock() }
+    func call(_ event: PopupEvent) {
         lock.lock(); let h = handler; lock.unlock()
-        h?(action)
+        h?(event)
     }
 }

@@ -41,9 +41,15 @@ extension Herald {
                                                                  valueName: "item"))
         var items: [String] = []
 
+        @Option(help: ArgumentHelp("The tracking page (http or https): the popup gets a Track button that opens it.", valueName: "url"))
+        var url: String?
+
         @OptionGroup var popup: PopupOptions
+        @OptionGroup var sound: SoundOptions
 
         func run() throws {
+            if let url, !Job.isValidURL(url) { throw CLIError.usage("--url: '\(url)' is not an http or https URL") }
+            let soundValue = try sound.value()
             let ctx = try CLIContext.load(global)
             let arrival = try when.resolve(ctx)
             guard arrival > ctx.now else {
@@ -62,7 +68,7 @@ extension Herald {
             let jobID = try popup.jobID(ctx)
             let job = Job(kind: .delivery, id: jobID, at: arrival, timezone: ctx.zone.identifierForJobs, icon: try popup.checkedIcon(),
                           urgency: popup.urgency, recipient: .init(name: recipientName, address: recipientAddress),
-                          items: parsedItems, lead: leadSpan)
+                          items: parsedItems, lead: leadSpan, url: url, sound: soundValue)
             try ctx.submit(job)
             var line = "Delivery \(jobID): arrives \(ctx.when(arrival))"
             if leadSpan > .zero {
@@ -93,6 +99,41 @@ extension Herald {
             return Job.Item(name: name, quantity: quantity)
         }
     }
+}
+
+/// `--sound` and `--silent`: what `remind`, `timer` and `deliver` share.
+struct SoundOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Play this with the popup: a sound-theme name (alarm-clock-elapsed, bell, message) or an absolute file path (default: the config's popups.sound for the kind).", valueName: "sound"))
+    var sound: String?
+
+    @Flag(help: "Play no sound, whatever the config says.")
+    var silent = false
+
+    /// The job's `sound` field: the name, `none` for --silent, nil for the config's default.
+    func value() throws -> String? { try Self.value(sound: sound, silent: silent) }
+
+    static func value(sound: String?, silent: Bool) throws -> String? {
+        if silent {
+            if sound != nil { throw CLIError.usage("--sound and --silent contradict each other; give one") }
+            return "none"
+        }
+        guard let sound else { return nil }
+        guard Job.isValidSound(sound) else {
+            throw CLIError.usage("--sound: '\(sound)' is not a sound-theme name (letters, digits, - _ .) or an absolute path")
+        }
+        if sound.hasPrefix("/") && !FileSystem.exists(sound, followLinks: true) {
+            throw CLIError.usage("--sound: '\(sound)' does not exist")
+        }
+        return sound
+    }
+}
+
+/// `--repeat SPAN` for `remind` and `timer`.
+func parseRepeat(_ text: String?) throws -> Span? {
+    guard let text else { return nil }
+    let span = try parseSpan(text, option: "--repeat")
+    guard span >= .seconds(1) else { throw CLIError.usage("--repeat: '\(text)' is shorter than 1 second") }
+    return span
 }
 
 /// `--urgency`, `--icon` and `--id`: what `deliver` and `remind` share.

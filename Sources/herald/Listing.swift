@@ -12,25 +12,33 @@ import HeraldCore
 extension Herald {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List pending jobs, next due first.")
+            commandName: "list", abstract: "List pending jobs, next due first.",
+            discussion: """
+                A snoozed job (or a repeating reminder waiting to show again) is listed at the \
+                time it shows again, marked "snoozed".
+                """)
 
         @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Only snoozed jobs (and repeating reminders waiting to show again).")
+        var snoozed = false
 
         @Flag(help: "Print JSON (an array of jobs) for scripts.")
         var json = false
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            let jobs = ctx.pendingJobs()
+            var jobs = ctx.pendingJobs()
+            if snoozed { jobs = jobs.filter { $0.snoozedUntil != nil } }
             if json {
                 say(JSONWriter.render(.array(jobs.map { ctx.jsonValue(of: $0) }), pretty: true))
                 return
             }
-            guard !jobs.isEmpty else { say("No pending jobs."); return }
+            guard !jobs.isEmpty else { say(snoozed ? "No snoozed jobs." : "No pending jobs."); return }
             var rows = [["ID", "DUE", "", "KIND", "WHAT"]]
             for p in jobs {
                 let due = p.fireAt.map { RelativeTime.clock($0, zone: ctx.zone, now: ctx.now) } ?? "-"
-                let rel = p.fireAt.map { RelativeTime.phrase($0, now: ctx.now) } ?? ""
+                let rel = (p.fireAt.map { RelativeTime.phrase($0, now: ctx.now) } ?? "") + (p.snoozedUntil != nil ? ", snoozed" : "")
                 rows.append([p.id, due, rel, ctx.kindLabel(p), ctx.summary(of: p)])
             }
             say(Table.render(rows, header: true) { _, column, _ in column == 2 ? .cyan : nil })
@@ -76,6 +84,12 @@ extension PendingJob {
         return fireAt
     }
 
+    /// When a snoozed (or repeating) job shows again.
+    var snoozedUntil: Instant? {
+        if case .jobs(let name) = location { return name.snoozedUntil }
+        return nil
+    }
+
     var isWaitingForDaemon: Bool {
         if case .jobs = location { return false }
         return true
@@ -108,8 +122,9 @@ extension CLIContext {
     func jsonValue(of p: PendingJob) -> JSONWriter.Value {
         var f: [(String, JSONWriter.Value)] = [("id", .string(p.id))]
         f.append(("due", p.fireAt.map { .string(ISO8601.format($0, in: zone)) } ?? .null))
-        if case .jobs(let name) = p.location, name.snoozedUntil != nil {
+        if case .jobs(let name) = p.location, let until = name.snoozedUntil {
             f.append(("occurrence", .string(ISO8601.format(name.occurrence, in: zone))))
+            f.append(("snoozedUntil", .string(ISO8601.format(until, in: zone))))
         }
         if let job = p.job, let occ = p.occurrence { f.append(("role", .string(job.role(of: occ).rawValue))) }
         f.append(("state", .string(p.isWaitingForDaemon ? "intake" : "scheduled")))

@@ -23,6 +23,10 @@ extension Herald {
                   herald remind --in 15m Take the bread out
                   herald remind --at 09:00 --urgency critical "Stand-up meeting"
                   herald remind --every "Mon..Fri 17:30" Leave work
+                  herald remind --in 1h --repeat 5m Take the pills   (again every 5 min until Done)
+
+                Popups carry Done, Snooze and the config's snooze choices (popups.snoozeChoices) and \
+                stay on screen until handled (popups.expire.reminder).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -34,7 +38,11 @@ extension Herald {
         @Option(help: ArgumentHelp("A title for the popup (the text is its body then).", valueName: "title"))
         var title: String?
 
+        @Option(name: .customLong("repeat"), help: ArgumentHelp("Show the popup again every SPAN until Done, dismissed or 'herald ack' (at most popups.maxRepeats times).", valueName: "span"))
+        var repeatSpan: String?
+
         @OptionGroup var popup: PopupOptions
+        @OptionGroup var sound: SoundOptions
 
         @Argument(help: "What to be reminded of.")
         var text: [String] = []
@@ -42,7 +50,8 @@ extension Herald {
         /// What was asked, as the fast path would have read it.
         var request: RemindRequest {
             RemindRequest(spool: global.spool, config: global.config, at: when.at, inSpan: when.inSpan, every: every,
-                          title: title, urgency: popup.urgency, icon: popup.icon, id: popup.id, text: text)
+                          title: title, urgency: popup.urgency, icon: popup.icon, id: popup.id, text: text,
+                          repeatSpan: repeatSpan, sound: sound.sound, silent: sound.silent)
         }
 
         func run() throws { try request.run() }
@@ -56,12 +65,20 @@ extension Herald {
                 Examples:
                   herald timer 25m Pomodoro
                   herald timer "1h 30min" Shopping timer
+                  herald timer 10m --repeat 1m Tea        (rings every minute until Done)
+
+                Timers ring (popups.sound.timer, default alarm-clock-elapsed) and stay on screen until handled.
                 """)
 
         @OptionGroup var global: GlobalOptions
 
         @Option(help: "low, normal or critical (default: the config's, normal).")
         var urgency: Job.Urgency?
+
+        @Option(name: .customLong("repeat"), help: ArgumentHelp("Show the popup again every SPAN until Done, dismissed or 'herald ack'.", valueName: "span"))
+        var repeatSpan: String?
+
+        @OptionGroup var sound: SoundOptions
 
         @Argument(help: "How long: a span such as 30m or 1h 30min.")
         var span: String
@@ -72,12 +89,14 @@ extension Herald {
         func run() throws {
             let length = try parseSpan(span, option: "SPAN")
             guard length > .zero else { throw CLIError.usage("SPAN: '\(span)' must be longer than 0") }
+            let repeating = try parseRepeat(repeatSpan)
+            let soundValue = try sound.value()
             let ctx = try CLIContext.load(global)
             let name = label.joined(separator: " ")
             let jobID = ctx.newID()
             let job = Job(kind: .reminder, id: jobID, at: ctx.fromNow(length), timezone: ctx.zone.identifierForJobs,
                           title: name.isEmpty ? "Timer" : name, text: Self.upText(length), icon: "alarm-symbolic",
-                          urgency: urgency)
+                          urgency: urgency, tags: [Job.timerTag], repeat: repeating, sound: soundValue)
             try ctx.submit(job)
             say("Timer \(jobID): \(TimeSpan.format(length)), until \(ctx.when(ctx.fromNow(length)))")
         }
@@ -104,6 +123,9 @@ struct RemindRequest: Equatable {
     var icon: String?
     var id: String?
     var text: [String]
+    var repeatSpan: String? = nil
+    var sound: String? = nil
+    var silent = false
 
     func run() throws {
         var message = ""  // the words joined by spaces (joined(separator:) costs a runtime type lookup)
@@ -112,12 +134,15 @@ struct RemindRequest: Equatable {
         let ctx = try CLIContext.load(spool: spool, config: config)
         let jobID = try PopupOptions.jobID(id, ctx)
         let icon = try icon.map(validateIcon)
+        let repeating = try parseRepeat(repeatSpan)
+        let soundValue = try SoundOptions.value(sound: sound, silent: silent)
         if let every {
             if inSpan != nil { throw CLIError.usage("--in does not go with --every: use --at to say when the schedule starts") }
             let calendar = try ctx.calendar(every, option: "--every")
             let start = try at.map { _ in try WhenOptions.resolve(at: at, inSpan: nil, ctx) }
             // No timezone: a schedule follows the local zone, also after it changes.
-            let job = Job(kind: .reminder, id: jobID, at: start, every: every, title: title, text: message, icon: icon, urgency: urgency)
+            let job = Job(kind: .reminder, id: jobID, at: start, every: every, title: title, text: message, icon: icon, urgency: urgency,
+                          repeat: repeating, sound: soundValue)
             guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now, defaultLead: ctx.config.lead) else {
                 throw CLIError.data("--every: '\(every)' never elapses after \(ISO8601.format(max(start ?? ctx.now, ctx.now), in: ctx.zone))")
             }
@@ -128,7 +153,7 @@ struct RemindRequest: Equatable {
         let due = try WhenOptions.resolve(at: at, inSpan: inSpan, ctx)
         guard due > ctx.now else { throw CLIError.usage("--at: \(ISO8601.format(due, in: ctx.zone)) is in the past") }
         let job = Job(kind: .reminder, id: jobID, at: due, timezone: ctx.zone.identifierForJobs, title: title,
-                      text: message, icon: icon, urgency: urgency)
+                      text: message, icon: icon, urgency: urgency, repeat: repeating, sound: soundValue)
         try ctx.submit(job)
         say("Reminder \(jobID): \(ctx.when(due))")
     }

@@ -124,11 +124,12 @@ final class Daemon: @unchecked Sendable {
         timer.resume()
         self.timer = timer
         watcher = try SpoolWatcher(spool: settings.spool, queue: queue) { [unowned self] changes in
+            if changes.quietChanged { send(.quietSwitched(settings.spool.quietSwitch())) }
             if changes.overflowed { return send(.watchOverflowed) }
             if !changes.intake.isEmpty { send(.intakeAppeared(changes.intake)) }
             if !changes.jobs.isEmpty { send(.jobsChanged(changes.jobs)) }
         }
-        notifier.onAction { [weak self] action in self?.post(.actionInvoked(action)) }
+        notifier.onEvent { [weak self] event in self?.post(.popup(event)) }
         if let libnotify = notifier as? LibNotifyNotifier {
             libnotify.onBusEvents(serverAppeared: { [weak self] in
                 self?.logger.notice("A notification server took the name on the bus")
@@ -148,6 +149,7 @@ final class Daemon: @unchecked Sendable {
         // jobs/ is listed here; new/ is read and filed on the intake queue. READY follows once
         // that is done, or after a second if it is large (a batch files in behind it).
         let listing = try worker.listJobs()
+        if let manual = settings.spool.quietSwitch() { engine.setQuietSwitch(manual) }
         apply(engine.handle(.started(jobs: listing.jobs, strays: listing.strays), now: clock.now))
         herald_release_free_memory()
         intakeQueue.async { [self] in  // after the read, which asks for the filing ...
@@ -198,6 +200,12 @@ final class Daemon: @unchecked Sendable {
                     // malloc keeps what a large batch freed; hand it back so RSS does not stay at the peak.
                     if plan.removeBatch != nil { herald_release_free_memory() }
                 }
+            case .close(let jobID):
+                notifier.close(jobID: jobID)
+            case .open(let url):
+                var environment = settings.environment.dictionary(withPrefix: "")
+                environment.removeValue(forKey: "NOTIFY_SOCKET")
+                URLOpener.open(url, opener: settings.environment["HERALD_OPENER"] ?? "xdg-open", environment: environment, logger: logger)
             case .armTimer(let wake):
                 rearm(wake)
             }

@@ -11,13 +11,16 @@ final class SpoolWatcher {
         var jobs: [JobsChange] = []
         /// The kernel dropped events: the caller must rescan.
         var overflowed = false
+        /// `quiet.json` (`herald quiet`) was written or removed.
+        var quietChanged = false
 
-        var isEmpty: Bool { intake.isEmpty && jobs.isEmpty && !overflowed }
+        var isEmpty: Bool { intake.isEmpty && jobs.isEmpty && !overflowed && !quietChanged }
     }
 
     private let fd: Int32
     private let newWatch: Int32
     private let jobsWatch: Int32
+    private let rootWatch: Int32
     private let source: DispatchSourceRead
 
     /// - Throws: `FileSystemError` when inotify cannot be set up.
@@ -26,21 +29,23 @@ final class SpoolWatcher {
         guard fd >= 0 else { throw FileSystemError(operation: "start inotify on", path: spool.root, code: errno) }
         newWatch = inotify_add_watch(fd, spool.new, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE))
         jobsWatch = inotify_add_watch(fd, spool.jobs, UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE))
-        guard newWatch >= 0, jobsWatch >= 0 else {
+        // The spool's own directory, for quiet.json (status.json's writes there come too, and are ignored).
+        rootWatch = inotify_add_watch(fd, spool.root, UInt32(IN_MOVED_TO | IN_DELETE))
+        guard newWatch >= 0, jobsWatch >= 0, rootWatch >= 0 else {
             let e = FileSystemError(operation: "watch", path: spool.root, code: errno)
             close(fd)
             throw e
         }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let fd = self.fd, newWatch = self.newWatch, jobsWatch = self.jobsWatch
+        let fd = self.fd, newWatch = self.newWatch, jobsWatch = self.jobsWatch, rootWatch = self.rootWatch
         // One buffer for the watcher's life, never zero-filled: the kernel writes what it reads.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
         source.setEventHandler {
             // Several batches of events may be waiting; handled in one wake-up.
-            var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, buffer: buffer)
+            var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer)
             while !changes.isEmpty {
                 handler(changes)
-                changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, buffer: buffer)
+                changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer)
             }
         }
         source.setCancelHandler {
@@ -55,7 +60,7 @@ final class SpoolWatcher {
     /// Room for many events at once (each is 16 bytes and a padded name).
     private static let bufferSize = 64 * 1024
 
-    private static func drain(fd: Int32, newWatch: Int32, jobsWatch: Int32, buffer: UnsafeMutableRawBufferPointer) -> Changes {
+    private static func drain(fd: Int32, newWatch: Int32, jobsWatch: Int32, rootWatch: Int32, buffer: UnsafeMutableRawBufferPointer) -> Changes {
         var changes = Changes()
         while true {
             let n = read(fd, buffer.baseAddress!, buffer.count)
@@ -72,6 +77,8 @@ final class SpoolWatcher {
                 if name.isEmpty { continue }
                 if wd == newWatch {
                     changes.intake.append(name)
+                } else if wd == rootWatch {
+                    if name == Spool.quietFile { changes.quietChanged = true }
                 } else if wd == jobsWatch {
                     if mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { changes.jobs.append(.removed(name)) }
                     if mask & UInt32(IN_MOVED_TO) != 0 { changes.jobs.append(.added(name)) }

@@ -26,6 +26,9 @@ final class EngineDriver {
     private(set) var effects: [EngineEffect] = []
     /// What the timer is armed for.
     private(set) var armed: Instant?
+    /// Popups the engine asked to close, and pages it asked to open.
+    private(set) var closed: [String] = []
+    private(set) var opened: [String] = []
 
     init(spool: Spool, config: HeraldConfig = HeraldConfig(), localZone: TimeZoneRules = .utc, clock: ManualClock,
          logger: Logger, notifier: RecordingNotifier = RecordingNotifier(), partSize: Int = 1_000) {
@@ -62,6 +65,8 @@ final class EngineDriver {
                 case .readIntake(let request): reader.read(request, now: clock.now) { events.append($0) }
                 case .file(let plan): events.append(worker.file(plan, now: clock.now))
                 case .armTimer(let wake): armed = wake
+                case .close(let id): closed.append(id)
+                case .open(let url): opened.append(url)
                 }
             }
         }
@@ -84,7 +89,17 @@ final class EngineDriver {
         send(.jobsChanged(removed.map(JobsChange.removed) + added.map(JobsChange.added)))
     }
     @discardableResult
-    func actionInvoked(_ action: NotificationAction) -> [NotificationRequest] { send(.actionInvoked(action)) }
+    func actionInvoked(_ action: NotificationAction) -> [NotificationRequest] { send(.popup(.action(action))) }
+    @discardableResult
+    func press(_ action: PopupAction, on request: NotificationRequest) -> [NotificationRequest] {
+        actionInvoked(NotificationAction(jobID: request.jobID, occurrence: request.occurrence, action: action))
+    }
+    @discardableResult
+    func closedByServer(_ request: NotificationRequest, _ reason: CloseReason) -> [NotificationRequest] {
+        send(.popup(.closed(jobID: request.jobID, occurrence: request.occurrence, reason)))
+    }
+    @discardableResult
+    func quietSwitched(_ manual: QuietSwitch?) -> [NotificationRequest] { send(.quietSwitched(manual)) }
     @discardableResult
     func localZoneChanged(to zone: TimeZoneRules, jobs: [(name: JobFileName, job: Job)]) -> [NotificationRequest] {
         send(.localZoneChanged(zone, jobs: jobs))

@@ -65,7 +65,7 @@ struct EngineRecurringTests {
         clock.set(at("2026-11-22T09:00:00Z"))
         let first = show(e.tick(), e)
         #expect(first.map(\.summary) == ["Drink water"])
-        #expect(first.first?.actions == [.done, .snooze])
+        #expect(first.first?.actions == [.done, .snooze(nil), .body])
         #expect(first.first?.icon == "water")
         #expect(first.first?.body == "Start a streak today · done not yet")
         // Done from the popup: today's completion, and no more reminders today.
@@ -89,7 +89,7 @@ struct EngineRecurringTests {
             _ = try e.start()
             clock.set(at("2026-11-22T09:00:00Z"))
             #expect(show(e.tick(), e).count == 1)
-            _ = e.actionInvoked(NotificationAction(jobID: "stretch", occurrence: at("2026-11-22T09:00:00Z"), action: .snooze))
+            _ = e.actionInvoked(NotificationAction(jobID: "stretch", occurrence: at("2026-11-22T09:00:00Z"), action: .snooze(nil)))
             #expect(e.nextWakeup() == at("2026-11-22T09:10:00Z"))
         }
         let name = try #require(spool.jobFiles().jobs.first)
@@ -109,7 +109,7 @@ struct EngineRecurringTests {
         clock.set(at("2026-11-22T09:00:00Z"))
         show(e.tick(), e)
         #expect(files(in: spool.done).count == 1)
-        _ = e.actionInvoked(NotificationAction(jobID: "tea", occurrence: at("2026-11-22T09:00:00Z"), action: .snooze))
+        _ = e.actionInvoked(NotificationAction(jobID: "tea", occurrence: at("2026-11-22T09:00:00Z"), action: .snooze(nil)))
         #expect(files(in: spool.done).isEmpty)
         clock.set(at("2026-11-22T09:10:00Z"))
         #expect(show(e.tick(), e).map(\.summary) == ["Tea"])

@@ -152,7 +152,7 @@ struct EngineStateMachineTests {
         var e = engine(config)
         let next = name("h", t0 + .minutes(60))
         _ = e.handle(.started(jobs: [next], strays: []), now: t0)
-        let effects = e.handle(.actionInvoked(NotificationAction(jobID: "h", occurrence: t0, action: .snooze)), now: t0)
+        let effects = e.handle(.popup(.action(NotificationAction(jobID: "h", occurrence: t0, action: .snooze(nil)))), now: t0)
         let snoozed = name("h", t0, snoozed: t0 + .minutes(10))
         #expect(effects == [.spool(.advance(from: next, to: snoozed)), .load(LoadRequest(name: snoozed, purpose: .prefetch)),
                             .armTimer(t0 + .minutes(10))])

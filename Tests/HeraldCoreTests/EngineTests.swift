@@ -66,7 +66,8 @@ struct EngineTests {
         let arrivalPopup = run(engine.tick(), on: engine, notifier: notifier)
         #expect(arrivalPopup.map(\.body) == ["Alice, your order is arriving at 12 Elm St now.\n2 items: milk ×2"])
         #expect(files(in: spool.done) == ["d1@\(arrival.microseconds).json"])
-        #expect(history().map(\.role) == [.headsUp, .arrival])
+        #expect(history().map(\.role) == [.headsUp, .headsUp, .arrival])
+        #expect(history().map(\.outcome) == [.shown, .replaced, .shown])  // the arrival took the heads-up's place
     }
 
     @Test func aPastHeadsUpFiresAtOnceWithTheMinutesLeft() throws {

@@ -34,8 +34,7 @@ struct JobKindTests {
         let skip = job.kind.rules.skipReason(occurrence(job, at, log: [today]), now: at)
         #expect(skip?.resumeAfter == today.adding(days: 1).start(in: .utc) - Span(microseconds: 1))
         #expect(job.kind.rules.skipReason(occurrence(job, at, log: []), now: at) == nil)
-        #expect(job.kind.rules.actions(for: .habit) == [.done, .snooze])
-        #expect(Job.Kind.reminder.rules.actions(for: .reminder).isEmpty)
+        #expect(job.kind.rules.actions(for: occurrence(job, at, log: []), config: HeraldConfig()) == [.done, .snooze(nil)])
     }
 
     @Test func eachKindRefusesAnotherKindsFields() {

@@ -49,9 +49,16 @@ struct JobIDTests {
 /// The buttons' keys go over D-Bus and come back in ActionInvoked.
 struct PopupActionTests {
     @Test func keysAndLabelsAreStable() {
-        #expect(PopupAction.allCases.map(\.rawValue) == ["done", "snooze"])
-        #expect(PopupAction.allCases.map(\.label) == ["Done", "Snooze"])
-        #expect(PopupAction(rawValue: "default") == nil)
+        let all: [PopupAction] = [.done, .gotIt, .snooze(nil), .snooze(.minutes(5)), .snooze(.minutes(60)), .track, .body]
+        #expect(all.map(\.key) == ["done", "got-it", "snooze", "snooze-300", "snooze-3600", "track", "default"])
+        #expect(all.map(\.label) == ["Done", "Got it", "Snooze", "5 min", "1 h", "Track", ""])
+        #expect(all.map { PopupAction(key: $0.key) } == all)
+    }
+
+    @Test func unknownKeysAreRefused() {
+        for key in ["", "Done", "snooze-", "snooze-0", "snooze--5", "snooze-x", "snooze-99999999999999", "close"] {
+            #expect(PopupAction(key: key) == nil, "\(key)")
+        }
     }
 }
 

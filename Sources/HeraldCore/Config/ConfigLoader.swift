@@ -24,6 +24,12 @@ public enum ConfigLoader {
         "templates.reminder.summary", "templates.reminder.body",
         "templates.habit.summary", "templates.habit.body",
         "spool", "log.level", "catchUp.grace", "limits.retention", "limits.jobs",
+        "popups.snoozeChoices", "popups.maxRepeats", "popups.summaryAfter",
+        "popups.expire.reminder", "popups.expire.timer", "popups.expire.habit", "popups.expire.headsUp",
+        "popups.expire.arrival",
+        "popups.sound.reminder", "popups.sound.repeating", "popups.sound.timer", "popups.sound.habit",
+        "popups.sound.headsUp", "popups.sound.arrival",
+        "quietHours",
     ]
 
     /// `$HERALD_CONFIG`, else `$XDG_CONFIG_HOME/herald/config.yaml`, else `~/.config/herald/config.yaml`.
@@ -126,6 +132,51 @@ public enum ConfigLoader {
         return entries
     }
 
+    /// The `popups.*` keys.
+    static func popups(_ config: inout HeraldConfig, _ value: (String) -> (text: String, source: String)?) throws(ConfigError) {
+        if let v = value("popups.snoozeChoices") {
+            var choices: [Span] = []
+            if v.text.trimmingSpaces != "none" {
+                for part in v.text.split(separator: ",") {
+                    guard let span = try? TimeSpan.parse(String(part)), span >= .seconds(1) else {
+                        throw ConfigError("\(v.source): \"\(String(part).trimmingSpaces)\" is not a time span of 1s or more (write e.g. 5m, 1h, or none)")
+                    }
+                    choices.append(span)
+                }
+                guard choices.count <= 4 else { throw ConfigError("\(v.source): at most 4 snooze choices fit on a popup") }
+            }
+            config.popups.snoozeChoices = choices
+        }
+        func count(_ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+            guard let v = value(key) else { return nil }
+            guard let n = Int(v.text.trimmingSpaces), range.contains(n) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return n
+        }
+        if let n = try count("popups.maxRepeats", 0...1000) { config.popups.maxRepeats = n }
+        if let n = try count("popups.summaryAfter", 1...10_000) { config.popups.summaryAfter = n }
+        for c in HeraldConfig.PopupClass.allCases {
+            if let v = value("popups.expire." + c.rawValue) {
+                guard let e = Expiry(parsing: v.text) else {
+                    throw ConfigError("\(v.source): \"\(v.text)\" is not never, default or a time span such as 30s")
+                }
+                config.popups.expire[c] = e
+            }
+        }
+        func sound(_ key: String) throws(ConfigError) -> Sound?? {
+            guard let v = value(key) else { return .none }
+            guard Job.isValidSound(v.text.trimmingSpaces) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a sound-theme name (alarm-clock-elapsed), an absolute path or none")
+            }
+            return .some(Sound(parsing: v.text))
+        }
+        for c in HeraldConfig.PopupClass.allCases {
+            if let s = try sound("popups.sound." + c.rawValue) { config.popups.sound[c] = s }
+        }
+        if let s = try sound("popups.sound.repeating") { config.popups.repeatingSound = s }
+    }
+
     /// Builds the configuration from `lookup`, which gives a key's text (from the file or a variable).
     static func build(path: String, environment: Environment, lookup: (String) -> String?) throws(ConfigError) -> HeraldConfig {
         var config = HeraldConfig()
@@ -188,6 +239,13 @@ public enum ConfigLoader {
             if p == "~" || p.hasPrefix("~/") { p = (environment["HOME"] ?? "") + p.dropFirst() }
             guard p.hasPrefix("/") else { throw ConfigError("\(v.source): \"\(v.text)\" is not an absolute path (or ~/...)") }
             config.spool = p
+        }
+        try popups(&config, value)
+        if let v = value("quietHours"), !v.text.isEmpty, v.text != "none" {
+            guard let q = QuietHours(parsing: v.text) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a daily window such as 22:00-07:00 (start and end differ)")
+            }
+            config.quietHours = q
         }
         if let v = value("log.level") {
             guard let level = HeraldConfig.LogLevel(rawValue: v.text) else {

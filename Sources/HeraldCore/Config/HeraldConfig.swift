@@ -24,7 +24,34 @@ public struct HeraldConfig: Sendable, Equatable {
         case trace, debug, info, notice, warning, error, critical
     }
 
+    /// What a popup is, for the per-kind popup settings (`popups.expire.*`, `popups.sound.*`).
+    public enum PopupClass: String, Sendable, CaseIterable {
+        case reminder, timer, habit, headsUp, arrival
+    }
+
+    /// How popups behave (`popups.*`).
+    public struct Popups: Sendable, Equatable {
+        /// The extra snooze buttons on reminders and timers (`popups.snoozeChoices`).
+        public var snoozeChoices: [Span] = [.minutes(5), .minutes(60)]
+        /// How often a `repeat` reminder shows again at most (`popups.maxRepeats`).
+        public var maxRepeats = 12
+        /// More popups than this due at once after heraldd or the machine was down become
+        /// one summary popup (`popups.summaryAfter`).
+        public var summaryAfter = 3
+        /// How long each class of popup stays (`popups.expire.*`).
+        public var expire: [PopupClass: Expiry] = [.reminder: .never, .timer: .never, .habit: .never, .arrival: .never,
+                                                    .headsUp: .serverDefault]
+        /// Each class's sound when the job names none (`popups.sound.*`; nil: silent);
+        /// `repeating` is for reminders with `repeat`.
+        public var sound: [PopupClass: Sound] = [.timer: .themed("alarm-clock-elapsed")]
+        public var repeatingSound: Sound? = .themed("alarm-clock-elapsed")
+        public init() {}
+    }
+
     public var profile = Profile()
+    public var popups = Popups()
+    /// Daily quiet time (`quietHours`), in the local zone.
+    public var quietHours: QuietHours?
     /// How long before a delivery's arrival its heads-up fires (`defaults.lead`).
     public var lead: Span = .minutes(15)
     public var urgency: Job.Urgency = .normal

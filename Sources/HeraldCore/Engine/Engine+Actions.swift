@@ -1,26 +1,73 @@
 extension Engine {
-    /// A button was pressed on a popup. Snooze shows the popup again after the configured span
-    /// (kept in the job's file name, so it survives a restart); Done needs the job's document
-    /// first, and finishes in `completeAction`.
+    /// A button was pressed on a popup, or its body clicked. Each ends the popup with an outcome
+    /// in the history. Snooze shows it again after the chosen span (kept in the job's file
+    /// name, so it survives a restart); Done, Got it and the body click acknowledge it (a
+    /// repeating reminder stops); Track also opens the job's `url`; a habit's Done needs the
+    /// job's log first and finishes in `completeAction`.
     mutating func actionInvoked(_ pressed: NotificationAction, now: Instant) -> [EngineEffect] {
         let id = pressed.jobID
+        guard id != NotificationRequest.summaryID else { return [] }  // its lines are recorded already
+        let popup = onScreen[id].flatMap { $0.name.occurrence == pressed.occurrence ? $0 : nil }
+        if popup != nil { onScreen.removeValue(forKey: id) }
         switch pressed.action {
-        case .snooze:
+        case .snooze(let span):
             guard let target = JobFileName.snoozed(id: id, pending: current[id], lastShown: pressed.occurrence, now: now,
-                                                   length: config.snooze) else { return [] }
+                                                   length: span ?? config.snooze) else { return [] }
             logger.info("Snoozed", metadata: ["job.id": "\(id)", "until": "\(target.fireAt)"])
-            if let pending = current[id] { return [move(pending, to: target)] + tick(now: now) }
+            var effects = popup.map { [ending($0, .snoozed, now: now, note: "until \(target.fireAt)")] } ?? []
+            if let pending = current[id] { return effects + [move(pending, to: target)] + tick(now: now) }
             // A one-shot that finished comes back from done/.
             ownNames.insert(target)
             adopt(target)
-            return [.spool(.restore(from: JobFileName(id: id, occurrence: pressed.occurrence), to: target))] + tick(now: now)
-        case .done:
-            guard let name = current[id] else {
-                logger.notice("Button pressed for a job that is gone", metadata: ["job.id": "\(id)"])
-                return []
+            effects.append(.spool(.restore(from: JobFileName(id: id, occurrence: pressed.occurrence), to: target)))
+            return effects + tick(now: now)
+        case .done, .gotIt, .body, .track:
+            var effects: [EngineEffect] = []
+            if pressed.action == .track, let url = popup?.job.url { effects.append(.open(url: url)) }
+            if let popup {
+                // A habit's body click closes it without marking the day.
+                let outcome: HistoryRecord.Outcome = pressed.action == .body && popup.job.kind == .habit ? .dismissed : .done
+                effects.append(ending(popup, outcome, now: now, note: pressed.action == .track ? "tracked" : nil))
+                effects += acknowledge(popup, now: now)
             }
-            return [.load(LoadRequest(name: name, purpose: .action(.done, occurrence: pressed.occurrence)))]
+            if pressed.action == .done, popup.map({ $0.job.kind == .habit }) ?? true, let name = current[id] {
+                effects.append(.load(LoadRequest(name: name, purpose: .action(.done, occurrence: pressed.occurrence))))
+            } else if popup == nil {
+                logger.notice("Button pressed for a popup no longer known", metadata: ["job.id": "\(id)"])
+            }
+            return effects + tick(now: now)
         }
+    }
+
+    /// A popup left the screen without a button: the server's time ran out (expired), or the
+    /// user closed it (dismissed, which acknowledges a repeating reminder).
+    mutating func popupClosed(_ id: String, occurrence: Instant, _ reason: CloseReason, now: Instant) -> [EngineEffect] {
+        // Herald closes a popup only after it has already settled it (a button, or a change from
+        // the CLI); that closing, which may come late, says nothing about the popup now on screen.
+        guard reason != .closedByHerald, let popup = onScreen[id], popup.name.occurrence == occurrence else { return [] }
+        onScreen.removeValue(forKey: id)
+        switch reason {
+        case .closedByHerald:
+            return []
+        case .expired:
+            return [ending(popup, .expired, now: now)]
+        case .dismissed, .undefined:
+            return [ending(popup, .dismissed, now: now)] + acknowledge(popup, now: now) + tick(now: now)
+        }
+    }
+
+    /// A repeating reminder was acknowledged: it stops repeating and moves on to its next
+    /// occurrence (or finishes).
+    mutating func acknowledge(_ popup: Firing, now: Instant) -> [EngineEffect] {
+        let id = popup.name.id
+        guard popup.job.repeat != nil, let pending = current[id], pending.occurrence == popup.name.occurrence,
+              pending.snoozedUntil != nil, !isBusy(id) else { return [] }
+        logger.info("Repeats acknowledged", metadata: ["job.id": "\(id)"])
+        if let next = popup.schedule.next(after: popup.name.occurrence, now: now) {
+            return [move(pending, to: JobFileName(id: id, occurrence: next))]
+        }
+        forget(id)
+        return [.spool(.finish(pending))]
     }
 
     /// Done on a habit's popup records one completion for the popup's day, once.

@@ -6,6 +6,18 @@ extension Engine {
         var queue = actions
         while !queue.isEmpty {
             guard case .show(let item) = queue.removeFirst() else { continue }
+            if item.id == NotificationRequest.summaryID {
+                summaryShowing = held.filter { current[$0.name.id] == $0.name }
+                held.removeAll()
+                guard !summaryShowing.isEmpty else {  // all cancelled or changed meanwhile
+                    summaryQueued = false
+                    queue += outbox.shown(item.id)
+                    continue
+                }
+                let lines = summaryShowing.map { f in (f.job.kind, f.name.occurrence, Self.title(of: f.job, role: f.job.role(of: f.name.occurrence))) }
+                effects.append(.show(MessageRenderer(config: config).summary(of: lines, zone: localZone, now: now)))
+                continue
+            }
             guard let name = current[item.id] else {  // cancelled meanwhile
                 queue += outbox.shown(item.id)
                 continue
@@ -82,11 +94,19 @@ extension Engine {
         let occurrence = DueOccurrence(job: job, schedule: schedule, name: name, habitLog: loaded.habitLog)
         if let log = loaded.habitLog { reportLogProblems(log, id: name.id) }
         let settled: [EngineEffect]
-        if now - name.fireAt > config.catchUpGrace {
+        let wasGathered = gathering.remove(name.id) != nil
+        if now - name.fireAt > config.catchUpGrace && !heldByQuiet(name.fireAt, now: now) {
             // Came due while Herald was down or the machine asleep, too long ago to show.
             settled = record(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
         } else if let skip = job.kind.rules.skipReason(occurrence, now: now) {
             settled = record(firing, outcome: .skipped, now: now, note: skip.note, resumeAfter: skip.resumeAfter)
+        } else if (job.urgency ?? config.urgency) != .critical && (wasGathered || quiet.isQuiet(at: now, zone: localZone)) {
+            // Quiet time, or one of a crowd after a break: kept for one summary popup. The file
+            // keeps its name, so a restart meanwhile holds it again (never lost).
+            held.append(firing)
+            if case .some(let end?) = quiet.end(containing: now, zone: localZone) { quietEnds = end } else { quietEnds = nil }
+            logger.info("Popup held for a summary", metadata: ["job.id": "\(name.id)", "quiet": "\(!wasGathered)"])
+            return perform(outbox.shown(name.id) + releaseHeld(now: now), now: now)
         } else {
             showing[name.id] = firing
             let request = MessageRenderer(config: config).render(occurrence, now: now)
@@ -108,10 +128,24 @@ extension Engine {
                 lastErrorAt = nil
             }
             var effects: [EngineEffect] = []
-            if let firing = showing.removeValue(forKey: id) { effects = record(firing, outcome: .shown, now: now) }
+            if id == NotificationRequest.summaryID {
+                for f in summaryShowing { effects += record(f, outcome: .shown, now: now, note: "in a summary", mayRepeat: false) }
+                summaryShowing = []
+                summaryQueued = false
+            } else if let firing = showing.removeValue(forKey: id) {
+                // One popup per job: the server replaced the one still on screen in place.
+                if let previous = onScreen[id] { effects.append(ending(previous, .replaced, now: now)) }
+                onScreen[id] = firing
+                if onScreen.count > 4096, let any = onScreen.keys.first(where: { $0 != id }) { onScreen.removeValue(forKey: any) }
+                effects += record(firing, outcome: .shown, now: now)
+            }
             return effects + perform(outbox.shown(id), now: now)
         case .failure(let error):
             showing.removeValue(forKey: id)
+            if id == NotificationRequest.summaryID {  // shown again at the retry
+                held = summaryShowing + held
+                summaryShowing = []
+            }
             let actions = outbox.failed(id, now: now)
             if lastError != error {
                 logger.warning("Cannot show notifications; due jobs wait and are retried",
@@ -126,7 +160,7 @@ extension Engine {
     /// Moves a job past the occurrence that just fired (or was skipped) and logs it; with
     /// `resumeAfter`, a recurring job skips everything up to that time.
     mutating func record(_ f: Firing, outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil,
-                         resumeAfter: Instant? = nil) -> [EngineEffect] {
+                         resumeAfter: Instant? = nil, mayRepeat: Bool = true) -> [EngineEffect] {
         let id = f.name.id
         let role = f.job.role(of: f.name.occurrence)
         var effects: [EngineEffect] = [
@@ -142,7 +176,14 @@ extension Engine {
             }
             return effects
         }
-        if let next = f.schedule.next(after: max(f.name.occurrence, resumeAfter ?? f.name.occurrence), now: now) {
+        let next = f.schedule.next(after: max(f.name.occurrence, resumeAfter ?? f.name.occurrence), now: now)
+        if outcome == .shown, mayRepeat, let again = repeatTime(f, now: now), next.map({ again < $0 }) ?? true {
+            // Shows again until acknowledged; the state is a snooze of the same occurrence.
+            effects.append(move(f.name, to: JobFileName(id: id, occurrence: f.name.occurrence, snoozedUntil: again)))
+            logger.info("Job fired; repeats until acknowledged", metadata: ["job.id": "\(id)", "again": "\(again)"])
+            return effects
+        }
+        if let next {
             effects.append(move(f.name, to: JobFileName(id: id, occurrence: next)))
         } else {
             current.removeValue(forKey: id)
@@ -153,6 +194,47 @@ extension Engine {
                     metadata: ["job.id": "\(id)", "job.kind": "\(f.job.kind.rawValue)", "job.role": "\(role.rawValue)",
                                "late.ms": "\(lateMs)"])
         return effects
+    }
+
+    /// When a `repeat` reminder shown at `now` shows again; nil when it does not (no repeat,
+    /// or `popups.maxRepeats` reached: the count is the time since the occurrence over the span).
+    func repeatTime(_ f: Firing, now: Instant) -> Instant? {
+        guard let span = f.job.repeat, f.job.kind == .reminder, span > .zero else { return nil }
+        let shownAgain = (f.name.fireAt - f.name.occurrence).microseconds / span.microseconds  // 0 at the first popup
+        guard shownAgain < Int64(config.popups.maxRepeats) else { return nil }
+        return now + span
+    }
+
+    /// Whether an occurrence due at `due` was held back by quiet time that is still on or ended
+    /// within the catch-up grace: it goes into the summary instead of being missed.
+    func heldByQuiet(_ due: Instant, now: Instant) -> Bool {
+        guard case .some(let end) = quiet.end(containing: due, zone: localZone) else { return false }
+        guard let end else { return true }
+        return now < end || now - end <= config.catchUpGrace
+    }
+
+    /// Puts the summary of held popups in the outbox once nothing more is being gathered and
+    /// it is no longer quiet.
+    mutating func releaseHeld(now: Instant) -> [Outbox.Action] {
+        guard !held.isEmpty, gathering.isEmpty, !summaryQueued, !quiet.isQuiet(at: now, zone: localZone) else { return [] }
+        summaryQueued = true
+        quietEnds = nil
+        logger.info("Showing a summary of held popups", metadata: ["count": "\(held.count)"])
+        return outbox.enqueue([Outbox.Item(id: NotificationRequest.summaryID, due: now)])
+    }
+
+    /// A line for the history saying how a popup ended.
+    func ending(_ f: Firing, _ outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil) -> EngineEffect {
+        .spool(.appendHistory(HistoryRecord(time: now, id: f.name.id, kind: f.job.kind, role: f.job.role(of: f.name.occurrence),
+                                            due: f.name.occurrence, outcome: outcome, title: Self.title(of: f.job, role: nil),
+                                            note: note)))
+    }
+
+    /// The job's title for the history and summaries.
+    static func title(of job: Job, role: OccurrenceRole?) -> String {
+        if let t = job.title ?? job.text.map(HistoryRecord.title), !t.isEmpty { return t }
+        if job.kind == .delivery { return role == .headsUp ? "Delivery heads-up" : "Delivery" }
+        return job.kind.rawValue
     }
 
     func reportLogProblems(_ log: HabitLog.Contents, id: String) {

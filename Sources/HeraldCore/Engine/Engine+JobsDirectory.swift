@@ -2,21 +2,31 @@ extension Engine {
     /// Files came or went in `jobs/`. The engine's own renames are recognised and ignored;
     /// anything else (a cancel, a snooze or a reschedule by the CLI) updates the schedule.
     mutating func jobsChanged(_ changes: [JobsChange], now: Instant) -> [EngineEffect] {
+        var effects: [EngineEffect] = []
         for change in changes {
             switch change {
             case .removed(let raw):
                 guard let name = JobFileName(parsing: raw), current[name.id] == name else { continue }
                 forget(name.id)
                 logger.info("Job removed from the spool", metadata: ["job.id": "\(name.id)"])
+                effects += closeHandledElsewhere(name.id)
             case .added(let raw):
                 guard let name = JobFileName(parsing: raw) else { continue }
                 // Its own rename (or filing), reported now: already known.
                 if ownNames.remove(name) != nil || current[name.id] == name { continue }
                 adopt(name)
                 logger.info("Job rescheduled", metadata: ["job.id": "\(name.id)", "job.due": "\(name.fireAt)"])
+                effects += closeHandledElsewhere(name.id)
             }
         }
-        return tick(now: now)
+        return effects + tick(now: now)
+    }
+
+    /// A job on screen was cancelled, snoozed, rescheduled or acknowledged from the CLI (which
+    /// records the outcome): its popup goes.
+    mutating func closeHandledElsewhere(_ id: String) -> [EngineEffect] {
+        guard onScreen.removeValue(forKey: id) != nil else { return [] }
+        return [.close(jobID: id)]
     }
 
     /// After inotify lost events: what `jobs/` holds now against what the engine believes.

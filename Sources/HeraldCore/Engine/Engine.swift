@@ -26,6 +26,19 @@ public struct Engine: Sendable {
     var loading: [String: (name: JobFileName, due: Instant)] = [:]
     /// Popups handed to the notifier, until it answers.
     var showing: [String: Firing] = [:]
+    /// Popups on screen, by job, until a button, a close or a replacement ends them.
+    var onScreen: [String: Firing] = [:]
+    /// Quiet hours and the do-not-disturb switch.
+    var quiet: QuietState
+    /// Occurrences held back (quiet time, or a flood after a break) for one summary popup.
+    var held: [Firing] = []
+    /// Overdue jobs being read after a break, each to be held for the summary.
+    var gathering: Set<String> = []
+    /// The summary is in the outbox (or on its way to the screen with these).
+    var summaryQueued = false
+    var summaryShowing: [Firing] = []
+    /// When the quiet time holding popups ends (a wake-up), if known.
+    var quietEnds: Instant?
     /// Batches being taken in; refused ones are nil until their last part has passed.
     var batches: [String: BatchCounts?] = [:]
     /// Claimed batches read a second time while being filed: their parts are ignored.
@@ -52,7 +65,11 @@ public struct Engine: Sendable {
         self.config = config
         self.localZone = localZone
         self.logger = logger
+        self.quiet = QuietState(hours: config.quietHours)
     }
+
+    /// The do-not-disturb switch as heraldd starts (read before `.started`).
+    public mutating func setQuietSwitch(_ manual: QuietSwitch?) { quiet.manual = manual }
 
     // MARK: queries
 
@@ -68,7 +85,7 @@ public struct Engine: Sendable {
     public func nextWakeup() -> Instant? {
         var scheduler = self.scheduler
         let due = outbox.isBlocked ? nil : scheduler.nextDeadline()
-        return [due, outbox.retryAt].compactMap { $0 }.min()
+        return [due, outbox.retryAt, held.isEmpty ? nil : quietEnds].compactMap { $0 }.min()
     }
 
     /// The earliest due time of any scheduled job (for status), ignoring retries.
@@ -88,7 +105,7 @@ public struct Engine: Sendable {
         case .timerFired: effects = tick(now: now)
         case .clockChanged:
             logger.notice("Clock changed; re-evaluating due times", metadata: ["now": "\(now)"])
-            effects = tick(now: now)
+            effects = tick(now: now, afterBreak: true)
         case .intakeAppeared(let names):
             let visible = names.filter { !$0.hasPrefix(".") }
             effects = visible.isEmpty ? [] : [.readIntake(intakeRequest(visible))]
@@ -103,12 +120,20 @@ public struct Engine: Sendable {
         case .jobsListed(let names): effects = jobsListed(names, now: now)
         case .loaded(let request, let result): effects = loaded(request, result, now: now)
         case .shown(let id, let result): effects = shown(id, result, now: now)
-        case .serverAppeared: effects = perform(outbox.serverAppeared(), now: now)
-        case .actionInvoked(let action): effects = actionInvoked(action, now: now)
+        case .serverAppeared:
+            onScreen.removeAll()  // a new server shows none of the old one's popups
+            effects = perform(outbox.serverAppeared(), now: now)
+        case .popup(.action(let action)): effects = actionInvoked(action, now: now)
+        case .popup(.closed(let id, let occurrence, let reason)): effects = popupClosed(id, occurrence: occurrence, reason, now: now)
+        case .quietSwitched(let manual):
+            quiet.manual = manual
+            logger.info(manual.map { $0.contains(now) ? "Quiet switched on" : "Quiet switched off" } ?? "Quiet switch removed")
+            effects = tick(now: now)
         case .localZoneChanged(let zone, let jobs): effects = localZoneChanged(to: zone, jobs: jobs, now: now)
         case .configReloaded(let config):
             self.config = config
-            effects = []
+            quiet.hours = config.quietHours
+            effects = tick(now: now)
         case .operationFailed(let operation, let error): effects = operationFailed(operation, error)
         }
         if let ahead = prefetch() { effects.append(ahead) }
@@ -141,15 +166,20 @@ public struct Engine: Sendable {
         scheduler.schedule(contentsOf: best.values.map { ($0.id, $0.fireAt) })
         logger.info("Spool loaded", metadata: ["jobs.pending": "\(current.count)"])
         effects.append(.readIntake(intakeRequest(nil)))
-        return effects + tick(now: now)
+        return effects + tick(now: now, afterBreak: true)
     }
 
-    /// Fires everything due: the timer went off, or something changed.
-    mutating func tick(now: Instant) -> [EngineEffect] {
+    /// Fires everything due: the timer went off, or something changed. `afterBreak`: heraldd
+    /// just started or the machine woke, so a crowd of overdue popups becomes one summary.
+    mutating func tick(now: Instant, afterBreak: Bool = false) -> [EngineEffect] {
         var actions = outbox.retry(now: now)
         let due = scheduler.takeDue(now: now)
+        if afterBreak {
+            let overdue = due.filter { now - $0.due > .seconds(1) }
+            if overdue.count > config.popups.summaryAfter { gathering.formUnion(overdue.map(\.id)) }
+        }
         if !due.isEmpty { actions += outbox.enqueue(due.map { Outbox.Item(id: $0.id, due: $0.due) }) }
-        return perform(actions, now: now)
+        return perform(actions + releaseHeld(now: now), now: now)
     }
 
     /// The local time zone changed: recurring jobs read in it get their next occurrence from the new zone.
@@ -186,6 +216,7 @@ public struct Engine: Sendable {
     }
 
     mutating func forget(_ id: String) {
+        gathering.remove(id)
         current.removeValue(forKey: id)
         prefetched.removeValue(forKey: id)
         scheduler.remove(id)

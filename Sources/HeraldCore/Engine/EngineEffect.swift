@@ -18,6 +18,10 @@ public enum EngineEffect: Sendable, Equatable {
     /// Intake queue: move or write accepted jobs into `jobs/`, sync, refuse the rest; answer
     /// with `.filed`.
     case file(FilingPlan)
+    /// Notifier: take job `jobID`'s popup off the screen (it was handled elsewhere).
+    case close(jobID: String)
+    /// A background queue: open a tracking page with the desktop's opener (`xdg-open`).
+    case open(url: String)
     /// Scheduler's queue: arm the wall-clock timer for this instant (nil: disarm); answer with
     /// `.timerFired`.
     case armTimer(Instant?)

@@ -27,8 +27,10 @@ public enum EngineEvent: Sendable {
     case shown(jobID: String, Result<Void, NotifierError>)
     /// A notification server took the name on the bus.
     case serverAppeared
-    /// A button on a popup was pressed.
-    case actionInvoked(NotificationAction)
+    /// A button on a popup was pressed, or a popup closed.
+    case popup(PopupEvent)
+    /// `herald quiet on|off` changed `quiet.json` (nil: no file).
+    case quietSwitched(QuietSwitch?)
     /// The local zone changed; `jobs` are the recurring jobs that follow it
     /// (from `Spool.localZoneRecurrences`).
     case localZoneChanged(TimeZoneRules, jobs: [(name: JobFileName, job: Job)])

@@ -16,6 +16,25 @@ public struct HistoryRecord: Sendable, Equatable {
         /// Came due while heraldd was down (or the machine asleep) longer ago than the
         /// catch-up grace: recorded, not shown.
         case missed
+        // How a popup ended (a second line for the same occurrence):
+        /// Done, Got it, or the body clicked.
+        case done
+        /// Snooze: `note` says until when.
+        case snoozed
+        /// Closed by the user without a button.
+        case dismissed
+        /// Closed by the server when its time ran out.
+        case expired
+        /// Replaced in place by the job's next popup (a repeat, a delivery's arrival).
+        case replaced
+
+        /// Whether this says how a shown popup ended.
+        public var isEnding: Bool {
+            switch self {
+            case .done, .snoozed, .dismissed, .expired, .replaced: return true
+            case .shown, .skipped, .failed, .missed: return false
+            }
+        }
     }
 
     public var time: Instant

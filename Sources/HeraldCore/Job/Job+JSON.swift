@@ -27,7 +27,8 @@ public struct JobError: Error, Equatable, CustomStringConvertible {
 
 extension Job {
     static let fields: Set<String> = ["version", "kind", "id", "at", "every", "timezone", "title", "text",
-                                      "icon", "urgency", "recipient", "items", "lead", "tags"]
+                                      "icon", "urgency", "recipient", "items", "lead", "tags",
+                                      "url", "repeat", "sound"]
 
     /// Decodes and validates one job document.
     ///
@@ -110,6 +111,25 @@ extension Job {
             }
         }
         if let t = o["tags"] { job.tags = try tags(t) }
+        if let u = o["url"] {
+            let url = try string(u, "url")
+            guard isValidURL(url) else { throw JobError("field 'url' is not an http or https URL", value: u.snippet()) }
+            job.url = url
+        }
+        if let r = o["repeat"] {
+            let text = try string(r, "repeat")
+            do { job.repeat = try TimeSpan.parse(text) } catch {
+                throw JobError("field 'repeat' is not a time span", value: r.snippet(), detail: error.description)
+            }
+            guard job.repeat! >= .seconds(1) else { throw JobError("field 'repeat' is shorter than 1 second", value: r.snippet()) }
+        }
+        if let v = o["sound"] {
+            let sound = try string(v, "sound")
+            guard isValidSound(sound) else {
+                throw JobError("field 'sound' is not a sound-theme name, an absolute path or 'none'", value: v.snippet())
+            }
+            job.sound = sound
+        }
         try job.checkKindRules(present: Set(o.keys))
         if job.every != nil { _ = try JobSchedule(job, localZone: localZone) }
         return job
@@ -210,6 +230,9 @@ extension Job {
         }
         if let lead { f.append(("lead", .string(TimeSpan.format(lead)))) }
         if !tags.isEmpty { f.append(("tags", .array(tags.map { .string($0) }))) }
+        if let url { f.append(("url", .string(url))) }
+        if let `repeat` { f.append(("repeat", .string(TimeSpan.format(`repeat`)))) }
+        if let sound { f.append(("sound", .string(sound))) }
         return .object(f)
     }
 

@@ -39,15 +39,46 @@ public struct Job: Sendable, Equatable {
     public var recipient: Recipient?
     public var items: [Item]
     public var lead: Span?
-    /// Labels for finding jobs again (`herald demo` tags its jobs `demo`); no effect on firing.
+    /// Labels for finding jobs again (`herald demo` tags its jobs `demo`; `herald timer`
+    /// tags timers `timer`, whose popups follow the config's `timer` settings).
     public var tags: [String]
+    /// A delivery's tracking page, opened by the popup's Track button (http or https).
+    public var url: String?
+    /// A reminder shows again every `repeat` until acknowledged (`popups.maxRepeats` at most).
+    public var `repeat`: Span?
+    /// What the popup plays: a sound-theme name, an absolute path, or `none`; nil: the
+    /// config's default for the kind.
+    public var sound: String?
 
     public init(kind: Kind, id: String? = nil, at: Instant? = nil, every: String? = nil, timezone: String? = nil,
                 title: String? = nil, text: String? = nil, icon: String? = nil, urgency: Urgency? = nil,
-                recipient: Recipient? = nil, items: [Item] = [], lead: Span? = nil, tags: [String] = []) {
+                recipient: Recipient? = nil, items: [Item] = [], lead: Span? = nil, tags: [String] = [],
+                url: String? = nil, repeat: Span? = nil, sound: String? = nil) {
         self.kind = kind; self.id = id; self.at = at; self.every = every; self.timezone = timezone
         self.title = title; self.text = text; self.icon = icon; self.urgency = urgency
         self.recipient = recipient; self.items = items; self.lead = lead; self.tags = tags
+        self.url = url; self.repeat = `repeat`; self.sound = sound
+    }
+
+    /// The tag `herald timer` gives its jobs.
+    public static let timerTag = "timer"
+    public var isTimer: Bool { kind == .reminder && tags.contains(Job.timerTag) }
+
+    /// Whether `url` may be opened from a popup: http or https, no spaces or control characters.
+    public static func isValidURL(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        guard (lower.hasPrefix("https://") || lower.hasPrefix("http://")), url.utf8.count <= 2048 else { return false }
+        return url.unicodeScalars.allSatisfy { $0.value > 32 && $0.value != 127 }
+    }
+
+    /// Whether `sound` is a usable `sound` value: `none`, a sound-theme name, or an absolute path.
+    public static func isValidSound(_ sound: String) -> Bool {
+        guard !sound.isEmpty, sound.utf8.count <= 1024 else { return false }
+        if sound.hasPrefix("/") { return !sound.unicodeScalars.contains { $0.value < 32 || $0.value == 127 } }
+        // Theme names are file-name stems: letters, digits, - _ .
+        return sound.utf8.allSatisfy { c in
+            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 45 || c == 95 || c == 46
+        }
     }
 
     /// Whether `tag` is a valid tag: 1 to 32 of `a-z 0-9 . _ -`, at most 16 per job.

@@ -1,7 +1,7 @@
 /// A delivery: a heads-up `lead` before the arrival, then the arrival itself, both naming the
 /// recipient, the address and the items.
 enum DeliveryKind: JobKindRules {
-    static let ownFields = ["recipient", "items", "lead"]
+    static let ownFields = ["recipient", "items", "lead", "url"]
 
     static func validate(_ job: Job) throws(JobError) {
         guard job.at != nil else { throw JobError("a delivery needs 'at', its arrival time") }
@@ -42,6 +42,15 @@ enum DeliveryKind: JobKindRules {
         ]
         let headsUp = role(of: occurrence.occurrence, in: job) == .headsUp
         return (headsUp ? config.templates.headsUp : config.templates.arrival, values)
+    }
+
+    /// "Got it", and "Track" when there is a tracking page.
+    static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] {
+        occurrence.job.url == nil ? [.gotIt] : [.gotIt, .track]
+    }
+
+    static func popupClass(of occurrence: DueOccurrence) -> HeraldConfig.PopupClass {
+        occurrence.role == .headsUp ? .headsUp : .arrival
     }
 
     static func summary(_ job: Job, config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String {

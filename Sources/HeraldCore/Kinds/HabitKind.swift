@@ -24,7 +24,9 @@ enum HabitKind: JobKindRules {
         return (config.templates.habit, ["progress": s.progressPhrase, "streak": String(s.currentStreak), "total": s.totalPhrase])
     }
 
-    static func actions(for role: OccurrenceRole) -> [PopupAction] { [.done, .snooze] }
+    static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] { [.done, .snooze(nil)] }
+
+    static func popupClass(of occurrence: DueOccurrence) -> HeraldConfig.PopupClass { .habit }
 
     static func summary(_ job: Job, config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String { titledSummary(job) }
 }

@@ -16,8 +16,10 @@ protocol JobKindRules {
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip?
     /// The template and placeholder values for the popup.
     static func message(_ occurrence: DueOccurrence, config: HeraldConfig, now: Instant) -> (HeraldConfig.Message, [String: String])
-    /// The buttons on the popup.
-    static func actions(for role: OccurrenceRole) -> [PopupAction]
+    /// The buttons on the popup (the body click is added to every popup).
+    static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction]
+    /// Which per-kind popup settings (`popups.expire.*`, `popups.sound.*`) apply.
+    static func popupClass(of occurrence: DueOccurrence) -> HeraldConfig.PopupClass
     /// One line about the job for `herald list`.
     static func summary(_ job: Job, config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String
 }
@@ -48,7 +50,7 @@ extension JobKindRules {
     static func firstFixed(_ job: Job, defaultLead: Span) -> Instant? { job.at }
     static func nextFixed(_ job: Job, after previous: Instant) -> Instant? { nil }
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? { nil }
-    static func actions(for role: OccurrenceRole) -> [PopupAction] { [] }
+    static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] { [] }
     static func role(of instant: Instant, in job: Job) -> OccurrenceRole { .reminder }
 
     /// Title and text, with the schedule: the listing line of reminders and habits.

@@ -45,9 +45,37 @@ public struct MessageRenderer: Sendable {
            !message.summary.source.contains("{late}"), !message.body.source.contains("{late}") {
             body = body.isEmpty ? "(\(lateText))" : body + "\n(\(lateText))"
         }
+        let urgency = job.urgency ?? config.urgency
+        let popupClass = job.kind.rules.popupClass(of: occurrence)
         return NotificationRequest(
             jobID: occurrence.name.id, occurrence: occurrence.occurrence, summary: summary, body: body, icon: job.icon,
-            urgency: job.urgency ?? config.urgency, category: "x-herald." + job.kind.rawValue,
-            actions: job.kind.rules.actions(for: role))
+            urgency: urgency, category: "x-herald." + job.kind.rawValue,
+            actions: job.kind.rules.actions(for: occurrence, config: config) + [.body],
+            // A critical popup stays until handled, whatever the class says.
+            expiry: urgency == .critical ? .never : config.popups.expire[popupClass] ?? .serverDefault,
+            sound: sound(for: job, popupClass))
+    }
+
+    /// The job's own sound (`none`: silent), else the config's for a repeating reminder or the class.
+    func sound(for job: Job, _ popupClass: HeraldConfig.PopupClass) -> Sound? {
+        if let own = job.sound { return Sound(parsing: own) }
+        if job.repeat != nil, let ring = config.popups.repeatingSound { return ring }
+        return config.popups.sound[popupClass]
+    }
+
+    /// One popup for several held back (quiet hours) or due at once after a break:
+    /// "3 reminders while you were away", a line each, the body click to acknowledge.
+    public func summary(of lines: [(kind: Job.Kind, due: Instant, title: String)], zone: TimeZoneRules, now: Instant) -> NotificationRequest {
+        let kinds = Set(lines.map(\.kind))
+        let noun = kinds.count == 1 ? (lines.count == 1 ? kinds.first!.rawValue : kinds.first!.plural) : (lines.count == 1 ? "popup" : "popups")
+        var body: [String] = []
+        for line in lines.sorted(by: { $0.due < $1.due }).prefix(12) {
+            body.append(RelativeTime.clock(line.due, zone: zone, now: now) + "  " + TextSafety.stripControls(line.title, keepNewlines: false))
+        }
+        if lines.count > 12 { body.append("and \(lines.count - 12) more (herald history)") }
+        return NotificationRequest(jobID: NotificationRequest.summaryID, occurrence: now,
+                                   summary: "\(lines.count) \(noun) while you were away", body: body.joined(separator: "\n"),
+                                   icon: "appointment-soon", urgency: .normal, category: "x-herald.summary", actions: [.body],
+                                   expiry: .never)
     }
 }

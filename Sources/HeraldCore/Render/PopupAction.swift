@@ -1,13 +1,56 @@
-/// A button on a popup. The raw value is the action key sent to the notification server.
-public enum PopupAction: String, Sendable, CaseIterable, Equatable {
+/// A button on a popup, or a click on its body. `key` is the action key sent to the
+/// notification server and read back from its `ActionInvoked` signal.
+public enum PopupAction: Sendable, Hashable {
+    /// Done: the reminder is handled (a habit's day is marked done).
     case done
-    case snooze
+    /// A delivery's "Got it".
+    case gotIt
+    /// Snooze: back after `span`, or after the configured `defaults.snooze` when nil.
+    case snooze(Span?)
+    /// A delivery's "Track": opens the job's `url`.
+    case track
+    /// A click on the popup's body (the spec's `default` action): acknowledges it.
+    case body
 
-    /// The button's label.
+    /// The key sent to the server: `done`, `got-it`, `snooze`, `snooze-300` (seconds),
+    /// `track`, `default`.
+    public var key: String {
+        switch self {
+        case .done: return "done"
+        case .gotIt: return "got-it"
+        case .snooze(nil): return "snooze"
+        case .snooze(let span?): return "snooze-" + String(span.microseconds / 1_000_000)
+        case .track: return "track"
+        case .body: return "default"
+        }
+    }
+
+    /// Reads a key back; nil for keys Herald never sends.
+    public init?(key: String) {
+        switch key {
+        case "done": self = .done
+        case "got-it": self = .gotIt
+        case "snooze": self = .snooze(nil)
+        case "track": self = .track
+        case "default": self = .body
+        default:
+            guard key.hasPrefix("snooze-"), let seconds = Int64(key.dropFirst(7)), seconds > 0, seconds < 100 * 366 * 86_400 else {
+                return nil
+            }
+            self = .snooze(.seconds(seconds))
+        }
+    }
+
+    /// The button's label ("5 min", "1 h" for snooze choices). The body click has none: servers
+    /// draw no button for `default`.
     public var label: String {
         switch self {
         case .done: return "Done"
-        case .snooze: return "Snooze"
+        case .gotIt: return "Got it"
+        case .snooze(nil): return "Snooze"
+        case .snooze(let span?): return TimeSpan.humanize(span)
+        case .track: return "Track"
+        case .body: return ""
         }
     }
 }

@@ -42,14 +42,14 @@ public struct JobFileName: Hashable, Sendable, CustomStringConvertible {
 
 extension JobFileName {
     /// The state a snooze by `length` at `now` gives job `id`: the occurrence last shown comes
-    /// back `length` from now; a job not shown since its current occurrence is put off by
-    /// `length` instead. Nil when there is nothing to snooze.
+    /// back `length` from now (also when it is waiting to repeat); a job not shown since its
+    /// current occurrence is put off by `length` instead. Nil when there is nothing to snooze.
     ///
     /// - Parameters:
     ///   - pending: the job's current name in `jobs/`, if it is pending.
     ///   - lastShown: the occurrence shown last (a popup's, or a finished job's), if any.
     public static func snoozed(id: String, pending: JobFileName?, lastShown: Instant?, now: Instant, length: Span) -> JobFileName? {
-        if let shown = lastShown, pending.map({ shown < $0.occurrence }) ?? true {
+        if let shown = lastShown, pending.map({ shown <= $0.occurrence }) ?? true {
             return JobFileName(id: id, occurrence: shown, snoozedUntil: now + length)
         }
         guard let pending else { return nil }

@@ -20,7 +20,7 @@ import Foundation
 /// cancelled/  jobs removed by `herald cancel`
 /// failed/     files that are not valid jobs, each with a <name>.reason sidecar
 /// habits/     one completion log per habit, <id>.jsonl
-/// history.jsonl, status.json, heraldd.lock
+/// history.jsonl, status.json, heraldd.lock, quiet.json (`herald quiet`)
 /// ```
 public struct Spool: Sendable {
     public let root: String
@@ -40,6 +40,15 @@ public struct Spool: Sendable {
     public var historyPath: String { root + "/history.jsonl" }
     public var statusPath: String { root + "/status.json" }
     public var lockPath: String { root + "/heraldd.lock" }
+    /// `herald quiet on|off`'s switch.
+    public static let quietFile = "quiet.json"
+    public var quietPath: String { root + "/" + Spool.quietFile }
+
+    /// The do-not-disturb switch, if `herald quiet` ever set it (nil when missing or unreadable).
+    public func quietSwitch() -> QuietSwitch? {
+        guard let data = FileManager.default.contents(atPath: quietPath) else { return nil }
+        return QuietSwitch(json: data)
+    }
 
     static let directories = ["tmp", "new", "jobs", "done", "cancelled", "failed"]
 
