@@ -50,7 +50,7 @@ struct EnginePopupTests {
         let shown = Dictionary(uniqueKeysWithValues: e.tick().map { ($0.jobID, $0) })
         #expect(shown.keys.sorted() == ["c", "d", "r", "t"])
         #expect(shown["r"]?.actions == [.done, .snooze(nil), .snooze(.minutes(5)), .snooze(.minutes(60)), .body])
-        #expect(shown["r"]?.actions.map(\.label) == ["Done", "Snooze", "5 min", "1 h", ""])
+        #expect(shown["r"]?.actions.map(\.label) == ["Done", "Snooze", "5 min", "1 h", "Acknowledge"])
         #expect(shown["r"]?.expiry == .never)
         #expect(shown["r"]?.sound == nil)
         #expect(shown["t"]?.expiry == .never)

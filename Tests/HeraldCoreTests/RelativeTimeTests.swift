@@ -51,7 +51,7 @@ struct PopupActionTests {
     @Test func keysAndLabelsAreStable() {
         let all: [PopupAction] = [.done, .gotIt, .snooze(nil), .snooze(.minutes(5)), .snooze(.minutes(60)), .track, .body]
         #expect(all.map(\.key) == ["done", "got-it", "snooze", "snooze-300", "snooze-3600", "track", "default"])
-        #expect(all.map(\.label) == ["Done", "Got it", "Snooze", "5 min", "1 h", "Track", ""])
+        #expect(all.map(\.label) == ["Done", "Got it", "Snooze", "5 min", "1 h", "Track", "Acknowledge"])
         #expect(all.map { PopupAction(key: $0.key) } == all)
     }
 

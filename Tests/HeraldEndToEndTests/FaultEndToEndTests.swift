@@ -284,7 +284,7 @@ struct FaultEndToEndTests {
             #expect(!log.contains(secret), "'\(secret)' in the log")
         }
         let lines = log.split(separator: "\n")
-        #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("<") })
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("<") }, "\(lines.filter { !$0.hasPrefix("<") })")
         #expect(lines.contains { $0.hasPrefix("<6>info: Job fired") })
         #expect(lines.contains { $0.hasPrefix("<4>warning: Bad job file moved to failed/") })
     }

@@ -27,7 +27,7 @@ struct HabitEndToEndTests {
         let first = try #require(server.waitForNotifications(1).first)
         #expect(first.summary == "Drink water")
         #expect(first.icon == "dialog-information")
-        #expect(first.actions == ["done", "Done", "snooze", "Snooze"])
+        #expect(first.actions == ["done", "Done", "snooze", "Snooze", "default", "Acknowledge"])
         #expect(first.hints["category"] == .string("x-herald.habit"))
         #expect(first.body == "Start a streak today · done not yet")
         try server.press("done", onNotification: 1)

@@ -146,15 +146,13 @@ DUNSTRC = """[global]
     script = {dir}/dunst-log.sh
 """
 
-# dunst's "dmenu": logs the menu it is offered and answers with the exact line in
-# dunst-want, if offered. Lines look like "#Label (Summary) [id,action-key]".
-DUNST_PICK = """#!/bin/sh
-dir='{dir}'
-cat > "$dir/dunst-menu.tmp"
-mv "$dir/dunst-menu.tmp" "$dir/dunst-menu"
-want=$(cat "$dir/dunst-want" 2>/dev/null)
-[ -n "$want" ] && grep -m1 -Fx -- "$want" "$dir/dunst-menu"
-exit 0
+# dunst's "dmenu": records the menu it is offered and answers with the action whose label
+# is in dunst-want (parsed exactly like buttons() does, by importing this file).
+DUNST_PICK = """#!/usr/bin/python3
+import os, sys
+sys.path.insert(0, {here!r})
+import desktop
+sys.exit(desktop.dunst_pick({dir!r}, sys.stdin.read()))
 """
 
 DUNST_LOG = """#!/usr/bin/python3
@@ -305,7 +303,7 @@ class Session:
                                  ("dunst-log.sh", DUNST_LOG, 0o755)):
             path = os.path.join(d, name)
             with open(path, "w") as f:
-                f.write(text.format(dir=d))
+                f.write(text.format(dir=d, here=HERE))
             os.chmod(path, mode)
         self._spawn("dunst", ["dunst", "-config", f"{d}/dunstrc"], self._server_env())
 
@@ -507,18 +505,6 @@ class DunstInspector:
         data = json.loads(_run(["dunstctl", "history"], self.env))
         return {int(n["id"]["data"]) for n in data["data"][0]}
 
-    def _log(self):
-        """id -> the latest thing our rule script saw for it (a replacement keeps the id)."""
-        latest = {}
-        try:
-            with open(os.path.join(self.dir, "dunst-log.jsonl")) as f:
-                for line in f:
-                    entry = json.loads(line)
-                    latest[int(entry["DUNST_ID"])] = entry
-        except FileNotFoundError:
-            pass
-        return latest
-
     def popup_count(self):
         return int(_run(["dunstctl", "count", "displayed"], self.env).strip())
 
@@ -526,57 +512,91 @@ class DunstInspector:
         """Summary and body (as dunst received them) of notifications not yet closed."""
         closed = self._history_ids()
         out = []
-        for nid, entry in sorted(self._log().items()):
+        for nid, entry in sorted(dunst_log(self.dir).items()):
             if nid not in closed:
                 out += [t for t in (entry["DUNST_SUMMARY"], entry["DUNST_BODY"]) if t]
         return out
 
     def _menu(self, want=""):
-        """Open dunst's context menu through our picker (answering `want`); return its lines."""
-        menu = os.path.join(self.dir, "dunst-menu")
+        """Open dunst's context menu; our picker answers with the action labelled `want`.
+        Returns the DunstAction list offered and the one picked (or None), or None if the
+        menu did not run: dunst runs "dmenu" only when a notification has actions or URLs,
+        and refuses while its previous menu is still being wound up."""
+        done = os.path.join(self.dir, "dunst-done.json")
         with open(os.path.join(self.dir, "dunst-want"), "w") as f:
             f.write(want)
-        before = os.stat(menu).st_mtime_ns if os.path.exists(menu) else 0
+        if os.path.exists(done):
+            os.unlink(done)
         _run(["dunstctl", "context"], self.env)
-        # dunst runs "dmenu" only when some notification has actions or URLs.
         try:
-            wait_for("dunst to run its context menu",
-                     lambda: os.path.exists(menu) and os.stat(menu).st_mtime_ns != before, 0.5)
+            wait_for("dunst to run its context menu", lambda: os.path.exists(done), 1)
         except DesktopError:
-            return []
-        with open(menu) as f:
-            return [line.rstrip("\n") for line in f]
-
-    def _actions(self, lines):
-        """(label, menu line) per action line; the summary comes from our log, so a label
-        or summary containing brackets cannot confuse the split."""
-        log = self._log()
-        out = []
-        for line in lines:
-            m = re.match(r"^#(.*) \[(\d+),([^\]]*)\]$", line)
-            if not m:
-                continue  # a URL line
-            head, nid = m.group(1), int(m.group(2))
-            summary = log.get(nid, {}).get("DUNST_SUMMARY")
-            suffix = f" ({summary})"
-            if summary is not None and head.endswith(suffix):
-                out.append((head[:-len(suffix)], line))
-            else:
-                out.append((re.sub(r" \(.*\)$", "", head), line))
-        return out
+            return None
+        with open(done) as f:
+            result = json.load(f)
+        return result["labels"], result["picked"]
 
     def buttons(self):
-        return [(label, None, None, None, None) for label, _ in self._actions(self._menu())]
+        menu = self._menu()
+        return [(label, None, None, None, None) for label in (menu[0] if menu else [])]
 
     def popup_area(self):
         return _x_window_boxes(self.env, ["--class", "Dunst"])
 
     def click(self, label, timeout):
-        # dunst draws no buttons: choose the action in its context menu instead.
-        line = wait_for(f"dunst to offer an action labelled {label!r}",
-                        lambda: next((ln for lb, ln in self._actions(self._menu()) if lb == label), None),
-                        timeout, interval=0.2)
-        self._menu(line)
+        # dunst draws no buttons: choose the action in its context menu instead; retried
+        # until our picker confirms it answered with that action.
+        def attempt():
+            menu = self._menu(label)
+            return menu is not None and menu[1] is not None
+
+        wait_for(f"dunst to offer (and take) an action labelled {label!r}", attempt, timeout, interval=0.2)
+
+
+def dunst_log(d):
+    """id -> the latest thing our rule script saw for it (a replacement keeps the id)."""
+    latest = {}
+    try:
+        with open(os.path.join(d, "dunst-log.jsonl")) as f:
+            for line in f:
+                entry = json.loads(line)
+                latest[int(entry["DUNST_ID"])] = entry
+    except FileNotFoundError:
+        pass
+    return latest
+
+
+def dunst_actions(d, lines):
+    """(label, line) per action in dunst's menu. Lines are "#Label (Summary) [id,key]";
+    the summary comes from our log, so brackets in a label or summary cannot confuse us."""
+    log = dunst_log(d)
+    out = []
+    for line in lines:
+        m = re.match(r"^#(.*) \[(\d+),([^\]]*)\]$", line)
+        if not m:
+            continue  # a URL line
+        head, nid = m.group(1), int(m.group(2))
+        summary = log.get(nid, {}).get("DUNST_SUMMARY")
+        if summary is not None and head.endswith(f" ({summary})"):
+            out.append((head[:-len(summary) - 3], line))
+        else:
+            out.append((re.sub(r" \(.*\)$", "", head), line))
+    return out
+
+
+def dunst_pick(d, menu_text):
+    """Body of the "dmenu" dunst runs: print the wanted action's line, record what happened."""
+    with open(os.path.join(d, "dunst-want")) as f:
+        want = f.read()
+    actions = dunst_actions(d, menu_text.splitlines())
+    picked = next((line for label, line in actions if want and label == want), None)
+    if picked:
+        print(picked)
+    tmp = os.path.join(d, "dunst-done.tmp")
+    with open(tmp, "w") as f:
+        json.dump({"labels": [label for label, _ in actions], "picked": picked}, f)
+    os.replace(tmp, os.path.join(d, "dunst-done.json"))
+    return 0
 
 
 class MakoInspector:

@@ -41,8 +41,8 @@ public enum PopupAction: Sendable, Hashable {
         }
     }
 
-    /// The button's label ("5 min", "1 h" for snooze choices). The body click has none: servers
-    /// draw no button for `default`.
+    /// The button's label ("5 min", "1 h" for snooze choices). Servers draw no button for the
+    /// body click (`default`), but libnotify wants a label for every action.
     public var label: String {
         switch self {
         case .done: return "Done"
@@ -50,7 +50,7 @@ public enum PopupAction: Sendable, Hashable {
         case .snooze(nil): return "Snooze"
         case .snooze(let span?): return TimeSpan.humanize(span)
         case .track: return "Track"
-        case .body: return ""
+        case .body: return "Acknowledge"
         }
     }
 }

@@ -150,6 +150,13 @@ final class NotificationServer {
         guard r.status == 0 else { throw SetupError("EmitSignal failed: \(r.stderr)") }
     }
 
+    /// Makes the server say that notification `id` closed: 1 expired, 2 dismissed by the user.
+    func close(_ id: Int, reason: Int) throws {
+        let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "emit", "NotificationClosed", String(id), String(reason)],
+                               environment: environment)
+        guard r.status == 0 else { throw SetupError("EmitSignal failed: \(r.stderr)") }
+    }
+
     /// Waits until at least `count` notifications arrived; returns them all.
     func waitForNotifications(_ count: Int, timeout: TimeInterval = 15) throws -> [ReceivedNotification] {
         var received: [ReceivedNotification] = []
@@ -177,6 +184,9 @@ struct ReceivedNotification: Decodable, Equatable {
     var body: String
     var actions: [String]
     var hints: [String: Hint]
+    /// replaces_id, and expire_timeout in ms (0: never, -1: the server's default).
+    var replaces: Int
+    var timeout: Int
 }
 
 /// One end-to-end scene: a temp directory with a spool and config, a private bus and server,
