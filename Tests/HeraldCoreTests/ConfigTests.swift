@@ -76,6 +76,13 @@ struct ConfigTests {
         ("profile:\n  name: Alice\n  - x\n", "line 3: lists are not used in Herald's configuration"),
         ("profile:\n\tname: Alice\n", "line 2: tabs cannot indent YAML; use spaces"),
         ("profile:\n  name: Alice\n  name: Bob\n", "line 3: key 'name' appears twice"),
+        ("popups:\n  snoozeChoices: 5m, soon\n", "key 'popups.snoozeChoices': \"soon\" is not a time span of 1s or more"),
+        ("popups:\n  snoozeChoices: 1m, 2m, 3m, 4m, 5m\n", "at most 4 snooze choices fit on a popup"),
+        ("popups:\n  maxRepeats: -1\n", "key 'popups.maxRepeats': \"-1\" is not a whole number from 0 to 1000"),
+        ("popups:\n  expire:\n    reminder: forever\n", "key 'popups.expire.reminder': \"forever\" is not never, default or a time span"),
+        ("popups:\n  expire:\n    timers: never\n", "unknown key 'popups.expire.timers' (line 3)"),
+        ("popups:\n  sound:\n    timer: bell ring\n", "key 'popups.sound.timer': \"bell ring\" is not a sound-theme name"),
+        ("quietHours: 22-07\n", "key 'quietHours': \"22-07\" is not a daily window such as 22:00-07:00"),
     ])
     func badFilesAreRefusedNamingFileKeyAndReason(yaml: String, expected: String) {
         do {
@@ -85,6 +92,43 @@ struct ConfigTests {
             #expect(error.description.contains(dir.path + "/config.yaml"))
             #expect(error.description.contains(expected), "\(error.description)")
         }
+    }
+
+    @Test func popupKeysAndQuietHoursAreRead() throws {
+        let config = try load("""
+            popups:
+              snoozeChoices: 10m, 2h, 1d
+              maxRepeats: 3
+              summaryAfter: 5
+              expire:
+                headsUp: 20s
+                habit: default
+              sound:
+                habit: bell
+                timer: /usr/share/sounds/freedesktop/stereo/complete.oga
+                repeating: none
+            quietHours: "23:30-06:15"
+            """)
+        #expect(config.popups.snoozeChoices == [.minutes(10), .minutes(120), .minutes(1440)])
+        #expect(config.popups.maxRepeats == 3)
+        #expect(config.popups.summaryAfter == 5)
+        #expect(config.popups.expire[.headsUp] == .after(.seconds(20)))
+        #expect(config.popups.expire[.habit] == .serverDefault)
+        #expect(config.popups.expire[.reminder] == .never)
+        #expect(config.popups.sound[.habit] == .themed("bell"))
+        #expect(config.popups.sound[.timer] == .file("/usr/share/sounds/freedesktop/stereo/complete.oga"))
+        #expect(config.popups.repeatingSound == nil)
+        #expect(config.quietHours?.description == "23:30-06:15")
+        #expect(try load("popups:\n  snoozeChoices: none\n").popups.snoozeChoices.isEmpty)
+        #expect(try load(nil, env: ["HERALD_QUIET_HOURS": "22:00-07:00"]).quietHours == QuietHours(start: 1320, end: 420))
+    }
+
+    /// config/config.yaml documents every key with its default.
+    @Test func theExampleConfigHoldsTheDefaults() throws {
+        let path = String(#filePath).components(separatedBy: "/Tests/")[0] + "/config/config.yaml"
+        var config = try ConfigLoader.load(path: path, explicit: true, environment: Environment([:]))
+        config.profile = HeraldConfig().profile
+        #expect(config == HeraldConfig())
     }
 
     @Test func badEnvironmentValuesNameTheVariable() {

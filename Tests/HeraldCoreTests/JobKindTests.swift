@@ -52,3 +52,35 @@ struct JobKindTests {
         #expect(line.count == 60 && line.hasPrefix("Stretch: long") && line.hasSuffix("…"))
     }
 }
+
+/// The popup fields: `url` (deliveries), `repeat` (reminders), `sound` (all).
+struct PopupFieldTests {
+    func decode(_ json: String) throws(JobError) -> Job { try Job.decode(Data(json.utf8)) }
+
+    @Test func roundTrip() throws {
+        let d = try decode(#"{"version":1,"kind":"delivery","at":"2026-11-22T09:00:00Z","url":"https://t.example/1?x=a&b","sound":"none"}"#)
+        #expect(d.url == "https://t.example/1?x=a&b")
+        #expect(d.sound == "none")
+        let r = try decode(#"{"version":1,"kind":"reminder","at":"2026-11-22T09:00:00Z","text":"x","repeat":"5m","sound":"/tmp/a.oga"}"#)
+        #expect(r.repeat == .minutes(5))
+        #expect(try decode(r.encoded()) == r)
+        #expect(try decode(d.encoded()) == d)
+    }
+
+    @Test(arguments: [
+        (#"{"version":1,"kind":"reminder","at":"2026-11-22T09:00:00Z","text":"x","url":"https://a"}"#, "field 'url' is only for deliveries"),
+        (#"{"version":1,"kind":"delivery","at":"2026-11-22T09:00:00Z","repeat":"5m"}"#, "field 'repeat' is only for reminders"),
+        (#"{"version":1,"kind":"delivery","at":"2026-11-22T09:00:00Z","url":"javascript:alert(1)"}"#, "field 'url' is not an http or https URL"),
+        (#"{"version":1,"kind":"reminder","at":"2026-11-22T09:00:00Z","text":"x","repeat":"0"}"#, "field 'repeat' is shorter than 1 second"),
+        (#"{"version":1,"kind":"reminder","at":"2026-11-22T09:00:00Z","text":"x","repeat":"often"}"#, "field 'repeat' is not a time span"),
+        (#"{"version":1,"kind":"reminder","at":"2026-11-22T09:00:00Z","text":"x","sound":"two words"}"#, "field 'sound' is not a sound-theme name"),
+    ])
+    func refused(json: String, expected: String) {
+        do {
+            _ = try decode(json)
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.description.hasPrefix(expected), "\(error.description)")
+        }
+    }
+}
