@@ -150,6 +150,7 @@ DUNSTRC = """[global]
 # is in dunst-want (parsed exactly like buttons() does, by importing this file).
 DUNST_PICK = """#!/usr/bin/python3
 import os, sys
+sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 sys.path.insert(0, {here!r})
 import desktop
 sys.exit(desktop.dunst_pick({dir!r}, sys.stdin.read()))
@@ -657,10 +658,13 @@ def inspector(env):
 
 
 def screenshot(env, path, insp=None):
-    """Whole X screen, cropped to the popups when we know where they are."""
+    """Whole screen, cropped to the popups when we know where they are."""
     if env.get("HERALD_DESKTOP_SERVER") == "mako":
-        raise DesktopError("screenshot: mako draws on headless sway, not on the X screen (and grim is "
-                           "not installed)")
+        # mako draws on headless sway, not on the X screen; grim reads the Wayland output.
+        if not shutil.which("grim"):
+            raise DesktopError("screenshot: unavailable for mako without grim (apt-get install grim)")
+        _run(["grim", path], {**env, "XDG_RUNTIME_DIR": env["HERALD_DESKTOP_WAYLAND_DIR"]}, timeout=30)
+        return None
     boxes = (insp or inspector(env)).popup_area()
     full = path + ".full.png"
     _run(["import", "-display", env["DISPLAY"], "-window", "root", full], env, timeout=30)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import desktop  # noqa: E402
 
@@ -43,6 +44,7 @@ def seconds_until_gone(s, limit):
 
 def clear(s):
     """Close whatever is on screen so the next check starts from zero popups."""
+    env = {**os.environ, **s.env}
     if s.popup_count():
         if s.server == "dunst":
             subprocess.run(["dunstctl", "close-all"], env={**os.environ, **s.env}, check=True)
@@ -58,6 +60,14 @@ def clear(s):
                 except dbus.DBusException:  # notification-daemon: InvalidId for unknown ids
                     pass
             bus.close()
+            if s.server == "notification-daemon":
+                # Its CloseNotification leaves a bubble that is showing on screen (see
+                # FINDINGS.md), but a click on the bubble dismisses it; queued ones follow.
+                deadline = time.monotonic() + 10
+                while s.popup_count() and time.monotonic() < deadline:
+                    subprocess.run("xdotool search --onlyvisible --class notification-daemon "
+                                   "mousemove --window %1 50 50 click 1", shell=True, env=env)
+                    time.sleep(0.3)
     s.wait_popups(0, timeout=10)
 
 
@@ -92,7 +102,7 @@ def check(server, results):
             s.screenshot(shot)
             record("screenshot", shot)
         except desktop.DesktopError as e:
-            record("screenshot", f"unavailable: {e}", server == "mako")
+            record("screenshot", f"unavailable: {e}", False)
         s.click("Snooze")
         out, _ = p.communicate(timeout=10)
         record("click_snooze_printed", out.strip(), out.strip() == "snooze")

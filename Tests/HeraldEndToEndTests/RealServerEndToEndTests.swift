@@ -1,0 +1,94 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+/// A real desktop for a test: Xvfb, a private bus, the AT-SPI bus and a real notification
+/// server, run by scripts/desktop/desktop.py, whose buttons are found through AT-SPI and
+/// clicked with xdotool (a real mouse click on the X server).
+final class RealDesktop {
+    let environment: [String: String]
+    private let serve: Child
+    private let script: String
+
+    init(server: String, directory: String) throws {
+        script = Binaries.repositoryRoot + "/scripts/desktop/desktop.py"
+        let envFile = directory + "/desktop.env"
+        let serve = try Child("/usr/bin/python3", [script, "serve", "--server", server, "--env-file", envFile],
+                              environment: ["PATH": "/usr/bin:/bin", "HOME": directory], directory: directory, name: "desktop")
+        self.serve = serve
+        var env: [String: String] = [:]
+        guard waitUntil(timeout: 30, {
+            guard let text = try? String(contentsOfFile: envFile, encoding: .utf8), !text.isEmpty else { return !serve.isRunning }
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { env[String(parts[0])] = String(parts[1]) }
+            }
+            return true
+        }), serve.isRunning, env["DBUS_SESSION_BUS_ADDRESS"] != nil else {
+            throw SetupError("the desktop session (\(server)) did not start: \(serve.log)")
+        }
+        environment = env
+    }
+
+    /// Runs a desktop.py command in the session; its output, or an issue with its error.
+    @discardableResult
+    func run(_ arguments: String..., timeout: TimeInterval = 60) throws -> CommandResult {
+        try runCommand("/usr/bin/python3", [script] + arguments, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a },
+                       timeout: timeout)
+    }
+
+    func popups() throws -> Int { Int(try run("popups").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
+
+    func stop() { serve.stop(SIGTERM, timeout: 15) }
+}
+
+/// The popups on xfce4-notifyd, with real mouse clicks on its buttons.
+@Suite(.serialized)
+struct RealServerEndToEndTests {
+    func outcomes(_ scene: Scene, _ id: String) -> [String] {
+        scene.history().filter { $0.id == id }.map(\.outcome.rawValue)
+    }
+
+    @Test func onXfce4NotifydSnoozeDoneStayingAndReplacingWork() throws {
+        let scene = try Scene(server: false)
+        let desktop = try RealDesktop(server: "xfce4-notifyd", directory: scene.directory)
+        defer { desktop.stop() }
+        for (key, value) in desktop.environment { scene.extraEnvironment[key] = value }
+        try scene.writeConfig("defaults:\n  snooze: 4s\nprofile:\n  name: Zoë\n  address: 3 Elm & Oak <B>\n")
+        try scene.startDaemon()
+
+        // A reminder: its buttons are drawn with their labels, and it stays past the server's 10 s.
+        try scene.herald("remind", "--in", "1s", "--id", "dentist", "--title", "Dentist & <Co>", "Zoë's check-up")
+        #expect(try desktop.run("wait-popups", "1", "--timeout", "15").status == 0)
+        let buttons = try desktop.run("buttons").stdout
+        for label in ["\"Done\"", "\"Snooze\"", "\"5 min\"", "\"1 h\""] { #expect(buttons.contains(label), "\(buttons)") }
+        let texts = try desktop.run("texts").stdout
+        #expect(texts.contains("Dentist & <Co>") && texts.contains("Zoë's check-up"), "\(texts)")
+        let appeared = Date()
+        #expect(!waitUntil(timeout: 15, pollMilliseconds: 500) { (try? desktop.popups()) != 1 })  // never gone in 15 s
+        #expect(Date().timeIntervalSince(appeared) >= 15)
+        #expect(try desktop.popups() == 1)
+
+        // Snooze: a real click closes it; it comes back after the snooze span (4 s).
+        #expect(try desktop.run("click", "Snooze").status == 0)
+        #expect(try desktop.run("wait-popups", "0", "--timeout", "10").status == 0)
+        #expect(waitUntil { self.outcomes(scene, "dentist") == ["shown", "snoozed"] })
+        #expect(try desktop.run("wait-popups", "1", "--timeout", "15").status == 0)
+        #expect(outcomes(scene, "dentist") == ["shown", "snoozed", "shown"])
+
+        // Done ends it.
+        #expect(try desktop.run("click", "Done").status == 0)
+        #expect(try desktop.run("wait-popups", "0", "--timeout", "10").status == 0)
+        #expect(waitUntil { self.outcomes(scene, "dentist") == ["shown", "snoozed", "shown", "done"] })
+        #expect(scene.files("jobs").isEmpty)
+
+        // A delivery: its arrival replaces the heads-up, leaving exactly one popup.
+        try scene.herald("deliver", "--in", "4s", "--lead", "2s", "--id", "parcel")
+        #expect(try desktop.run("wait-popups", "1", "--timeout", "15").status == 0)
+        #expect(waitUntil(timeout: 15) { self.outcomes(scene, "parcel") == ["shown", "replaced", "shown"] })
+        #expect(try desktop.popups() == 1)
+        let arrival = try desktop.run("texts").stdout
+        #expect(arrival.contains("Your delivery is here") && arrival.contains("3 Elm & Oak <B>"), "\(arrival)")
+        #expect(!arrival.contains("Delivery in"), "\(arrival)")
+    }
+}
