@@ -28,7 +28,7 @@ GENERATED = .build/generated
 FUZZ_SECONDS ?= 120
 FUZZ_SEED ?= $(shell date +%s)
 
-.PHONY: all build release test run install install-built uninstall deps test-deps clean fuzz bench order-file man completions screenshot
+.PHONY: all build release test run install install-built uninstall deps test-deps clean fuzz bench order-file man completions screenshot compat
 
 all: build
 
@@ -49,6 +49,14 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product generate-manual
 	$(SWIFT) test --skip-build
+
+## Herald's popups on every real notification server that runs here (xfce4-notifyd, dunst,
+## notification-daemon, mate-notification-daemon, mako): writes docs/compat.md, the README's
+## table and docs/compat/<server>.png. About five minutes.
+compat: test-deps
+	scripts/install-deps.sh compat
+	$(SWIFT) build
+	BIN=.build/debug scripts/compat.py
 
 ## Measure heraldd and herald against their targets (release build, about two minutes) and
 ## write the table into BENCHMARKS.md. A smoke run (100 jobs) is part of `make test`.

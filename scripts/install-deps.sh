@@ -5,19 +5,22 @@
 #                                    server, `at` to compare enqueue times with, ...)
 #   scripts/install-deps.sh screenshot  what `make screenshot` needs (a virtual X screen, dunst, ImageMagick)
 #   scripts/install-deps.sh profile  what `make order-file` needs (valgrind, binutils)
+#   scripts/install-deps.sh compat   what `make compat` needs (every notification server, sway, grim)
 set -eu
 
 build="libnotify-dev libcanberra-dev pkg-config tzdata"
 test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme"
 screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
 profile="$build valgrind binutils python3"
+compat="$test dunst notification-daemon mate-notification-daemon mako-notifier sway grim libnotify-bin xfconf"
 
 case "${1:-test}" in
   build) wanted=$build ;;
   test) wanted=$test ;;
   screenshot) wanted=$screenshot ;;
   profile) wanted=$profile ;;
-  *) echo "usage: $0 build|test|screenshot|profile" >&2; exit 64 ;;
+  compat) wanted=$compat ;;
+  *) echo "usage: $0 build|test|screenshot|profile|compat" >&2; exit 64 ;;
 esac
 
 missing=""

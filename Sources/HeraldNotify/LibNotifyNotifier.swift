@@ -13,6 +13,9 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private let logger: Logger
     // Touched only on the GLib thread.
     private var capabilities: Set<String>?
+    /// The server draws the body-click action (`default`) as a button: xfce4-notifyd 0.7 does
+    /// (make compat), so there the action is left out rather than shown as a stray button.
+    private var drawsDefaultAction = false
     /// When the last show failed, and how (monotonic nanoseconds).
     private var lastFailure: (at: UInt64, error: NotifierError)?
     /// Popups on screen, kept alive until the server closes them (else their buttons go dead
@@ -119,6 +122,10 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         if capabilities == nil {
             let asked = DispatchTime.now().uptimeNanoseconds
             capabilities = serverCapabilities()
+            if capabilities != nil, case .success(let info) = serverIdentity() {
+                drawsDefaultAction = info.name == "Xfce Notify Daemon" && info.version.hasPrefix("0.")
+                    && !(info.version.split(separator: ".").dropFirst().first.flatMap { Int($0) }.map { $0 >= 8 } ?? false)
+            }
             if capabilities == nil {
                 // No answer to GetCapabilities: trying Notify now would only wait as long again.
                 let waited = DispatchTime.now().uptimeNanoseconds - asked
@@ -147,7 +154,9 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         } else {
             notification = notify_notification_new(request.summary, body, Self.iconReference(request.icon))!
         }
-        if !request.actions.isEmpty && (capabilities?.contains("actions") ?? false) { addActions(request, to: notification) }
+        if !request.actions.isEmpty && (capabilities?.contains("actions") ?? false) {
+            addActions(request, drawsDefault: drawsDefaultAction, to: notification)
+        }
         notify_notification_set_app_name(notification, NotificationRequest.appName)
         notify_notification_set_urgency(notification, Self.urgency(request.urgency))
         notify_notification_set_category(notification, request.category)
@@ -199,8 +208,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
     }
 
-    private func addActions(_ request: NotificationRequest, to notification: UnsafeMutablePointer<NotifyNotification>) {
-        for action in request.actions {
+    private func addActions(_ request: NotificationRequest, drawsDefault: Bool, to notification: UnsafeMutablePointer<NotifyNotification>) {
+        for action in request.actions where !(drawsDefault && action == .body) {
             let target = ActionTarget(notifier: self, jobID: request.jobID, occurrence: request.occurrence)
             herald_add_action(notification, action.key, action.label, { notification, key, data in
                 let target = Unmanaged<ActionTarget>.fromOpaque(data!).takeUnretainedValue()
@@ -266,7 +275,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         return caps
     }
 
-    private func serverInfoOnGLibThread() -> Result<ServerInfo, NotifierError> {
+    /// The server's name, vendor, version and spec version (GetServerInformation), without capabilities.
+    private func serverIdentity() -> Result<ServerInfo, NotifierError> {
         var name: UnsafeMutablePointer<CChar>? = nil, vendor: UnsafeMutablePointer<CChar>? = nil
         var version: UnsafeMutablePointer<CChar>? = nil, spec: UnsafeMutablePointer<CChar>? = nil
         guard notify_get_server_info(&name, &vendor, &version, &spec) != 0 else {
@@ -276,10 +286,18 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             defer { g_free(p) }
             return p.map { String(cString: $0) } ?? ""
         }
-        let caps = serverCapabilities() ?? []
-        capabilities = caps
-        return .success(ServerInfo(name: take(name), vendor: take(vendor), version: take(version),
-                                   specVersion: take(spec), capabilities: caps.sorted()))
+        return .success(ServerInfo(name: take(name), vendor: take(vendor), version: take(version), specVersion: take(spec),
+                                   capabilities: []))
+    }
+
+    private func serverInfoOnGLibThread() -> Result<ServerInfo, NotifierError> {
+        serverIdentity().map { info in
+            var info = info
+            let caps = serverCapabilities() ?? []
+            capabilities = caps
+            info.capabilities = caps.sorted()
+            return info
+        }
     }
 
     static func urgency(_ u: Job.Urgency) -> NotifyUrgency {
