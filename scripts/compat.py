@@ -103,7 +103,9 @@ def check_server(name, shots):
     row = {}
     with desktop.Session(name) as s:
         info = s.server_info()
-        row["server"] = f"{info.get('name', name)} {info.get('version', '')}".strip()
+        package = {"mako": "mako-notifier"}.get(name, name)
+        version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True, text=True).stdout
+        row["server"] = f"{name} {version}".strip()
         caps = set(info.get("capabilities", []))
         bench = Bench(s)
         try:
@@ -185,6 +187,18 @@ COLUMNS = [("text", "text as written (`&`, `<`, accents)"), ("buttons", "buttons
            ("expiry", "expiry honoured"), ("replace", "replaced in place"), ("sound", "sound")]
 
 
+# What a reader of the table should know that a ✓ or ✗ does not say.
+NOTES = {
+    "xfce4-notifyd": "xfce4-notifyd 0.7 draws the body-click action (`default`) as a button, so Herald leaves it out "
+                     "there: click Done instead. It also ignores expire_timeout for critical popups (they stay, as Herald wants).",
+    "notification-daemon": "notification-daemon shows one popup at a time (the others wait in its queue), keeps popups "
+                           "with buttons until they are clicked, and does not withdraw a popup on CloseNotification "
+                           "(a popup acknowledged with `herald ack` stays until clicked).",
+    "dunst": "dunst draws no buttons: its context menu (`dunstctl context`, or a middle click by default) lists them.",
+    "mako": "mako draws no buttons: `makoctl menu` or `makoctl invoke` runs them.",
+}
+
+
 def render(rows, shots):
     lines = ["| server | " + " | ".join(title for _, title in COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
     for name, row in rows.items():
@@ -196,9 +210,10 @@ def render(rows, shots):
             ok, note = row.get(key, (False, "not checked"))
             cells.append(("✓" if ok else "✗") + (f" {note}" if note else ""))
         lines.append(f"| {row['server']} | " + " | ".join(cells) + " |")
+    notes = "".join(f"- {NOTES[n]}\n" for n in rows if n in NOTES)
     shots_line = " ".join(f"[{n}](docs/compat/{n}.png)" for n, p in shots.items() if p)
     stamp = time.strftime("%Y-%m-%d", time.gmtime())
-    return "\n".join(lines) + f"\n\nMeasured by `make compat` on {stamp} (Debian 12, Xvfb; mako under headless sway). Screenshots: {shots_line}.\n"
+    return "\n".join(lines) + "\n\n" + notes + f"\nMeasured by `make compat` on {stamp} (Debian 12, Xvfb; mako under headless sway). Screenshots: {shots_line}.\n"
 
 
 def main():
