@@ -7,25 +7,30 @@ import Testing
 /// clicked with xdotool (a real mouse click on the X server).
 final class RealDesktop {
     let environment: [String: String]
-    private let serve: Child
+    /// Started with posix_spawn, whose children begin with no signal blocked: under Foundation's
+    /// Process the script inherited a blocked SIGTERM, was killed instead, and left its X
+    /// server and notification server running.
+    private let serve: Spawned
     private let script: String
 
     init(server: String, directory: String) throws {
         script = Binaries.repositoryRoot + "/scripts/desktop/desktop.py"
         let envFile = directory + "/desktop.env"
-        let serve = try Child("/usr/bin/python3", [script, "serve", "--server", server, "--env-file", envFile],
-                              environment: ["PATH": "/usr/bin:/bin", "HOME": directory], directory: directory, name: "desktop")
+        let serve = try Spawned.start("/usr/bin/python3", [script, "serve", "--server", server, "--env-file", envFile],
+                                      environment: ["PATH": "/usr/bin:/bin", "HOME": directory], outputPath: directory + "/desktop.log")
         self.serve = serve
         var env: [String: String] = [:]
         guard waitUntil(timeout: 30, {
-            guard let text = try? String(contentsOfFile: envFile, encoding: .utf8), !text.isEmpty else { return !serve.isRunning }
+            guard let text = try? String(contentsOfFile: envFile, encoding: .utf8), !text.isEmpty else { return serve.poll() != nil }
             for line in text.split(separator: "\n") {
                 let parts = line.split(separator: "=", maxSplits: 1)
                 if parts.count == 2 { env[String(parts[0])] = String(parts[1]) }
             }
             return true
-        }), serve.isRunning, env["DBUS_SESSION_BUS_ADDRESS"] != nil else {
-            throw SetupError("the desktop session (\(server)) did not start: \(serve.log)")
+        }), serve.poll() == nil, env["DBUS_SESSION_BUS_ADDRESS"] != nil else {
+            serve.signal(SIGTERM)
+            serve.wait()
+            throw SetupError("the desktop session (\(server)) did not start: \((try? String(contentsOfFile: directory + "/desktop.log", encoding: .utf8)) ?? "")")
         }
         environment = env
     }
@@ -39,7 +44,13 @@ final class RealDesktop {
 
     func popups() throws -> Int { Int(try run("popups").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
 
-    func stop() { serve.stop(SIGTERM, timeout: 15) }
+    /// Ends the session: desktop.py stops its servers and removes its files on SIGTERM.
+    func stop() {
+        serve.signal(SIGTERM)
+        if waitUntil(timeout: 20, { serve.poll() != nil }) { return }
+        serve.signal(SIGKILL)
+        serve.wait()
+    }
 }
 
 /// The popups on xfce4-notifyd, with real mouse clicks on its buttons.
