@@ -259,9 +259,9 @@ struct ResumedBatchTests {
         try spool.prepare()
         let lines = (1...3).map { Job(kind: .reminder, id: "c\($0)", at: clock.now + .seconds(Int64($0)), text: "n\($0)").encoded() }
         dir.write("spool/done/c1@1.json", lines[0])  // a month-old job that had the same id
-        let old = try #require(FileManager.default.attributesOfItem(atPath: spool.done + "/c1@1.json")[.modificationDate] as? Date)
-        // The claim must come at a later tick of the file system's clock than that old file.
-        #expect(waitUntilFileTimeMovesPast(old, in: dir.path))
+        // The claim must come at a later tick of the file system's clock than that old file's
+        // change time (what the reader compares; a rename into place sets it after the mtime).
+        #expect(waitUntilFileTimeMovesPast(changeTime(spool.done + "/c1@1.json"), in: dir.path))
         dir.write("spool/new/.filing-b.jsonl", lines.joined(separator: "\n") + "\n")
         dir.write("spool/cancelled/c2@\((clock.now + .seconds(2)).microseconds).json", lines[1])  // cancelled while filing
         let driver = EngineDriver(spool: spool, clock: clock, logger: logs.logger())
@@ -270,13 +270,20 @@ struct ResumedBatchTests {
     }
 }
 
-/// Writes probe files until one gets a modification time later than `time` (the kernel's
-/// file clock moves in ticks of a few milliseconds).
-func waitUntilFileTimeMovesPast(_ time: Date, in directory: String) -> Bool {
+/// A file's change time (ctime), as (seconds, nanoseconds).
+func changeTime(_ path: String) -> (Int, Int) {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return (Int.max, 0) }
+    return (st.st_ctim.tv_sec, st.st_ctim.tv_nsec)
+}
+
+/// Writes probe files until one gets a change time later than `time` (the kernel's file
+/// clock moves in ticks of a few milliseconds).
+func waitUntilFileTimeMovesPast(_ time: (Int, Int), in directory: String) -> Bool {
     let probe = directory + "/.tick"
     for _ in 0..<10_000 {
         FileManager.default.createFile(atPath: probe, contents: Data())
-        if let now = try? FileManager.default.attributesOfItem(atPath: probe)[.modificationDate] as? Date, now > time { return true }
+        if changeTime(probe) > time { return true }
     }
     return false
 }
