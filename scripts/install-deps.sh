@@ -9,10 +9,10 @@
 set -eu
 
 build="libnotify-dev libcanberra-dev pkg-config tzdata"
-test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme"
+test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme"
 screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
 profile="$build valgrind binutils python3"
-compat="$test dunst notification-daemon mate-notification-daemon mako-notifier sway grim libnotify-bin xfconf"
+compat="$test dunst notification-daemon mate-notification-daemon mako-notifier sway grim libnotify-bin"
 
 case "${1:-test}" in
   build) wanted=$build ;;

@@ -123,8 +123,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             let asked = DispatchTime.now().uptimeNanoseconds
             capabilities = serverCapabilities()
             if capabilities != nil, case .success(let info) = serverIdentity() {
-                drawsDefaultAction = info.name == "Xfce Notify Daemon" && info.version.hasPrefix("0.")
-                    && !(info.version.split(separator: ".").dropFirst().first.flatMap { Int($0) }.map { $0 >= 8 } ?? false)
+                drawsDefaultAction = Self.drawsDefaultAction(name: info.name, version: info.version)
             }
             if capabilities == nil {
                 // No answer to GetCapabilities: trying Notify now would only wait as long again.
@@ -298,6 +297,13 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             info.capabilities = caps.sorted()
             return info
         }
+    }
+
+    /// Whether a server draws the `default` action as a button: xfce4-notifyd before 0.8.
+    static func drawsDefaultAction(name: String, version: String) -> Bool {
+        guard name == "Xfce Notify Daemon" else { return false }
+        let parts = version.split(separator: ".").map { Int($0) ?? 0 }
+        return (parts.first ?? 0, parts.dropFirst().first ?? 0) < (0, 8)
     }
 
     static func urgency(_ u: Job.Urgency) -> NotifyUrgency {

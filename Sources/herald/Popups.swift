@@ -47,7 +47,7 @@ extension Herald {
                 throw CLIError.failure(error.isNotFound ? "job '\(name.id)' just changed (it fired?); try again" : "\(error)")
             }
             let record = HistoryRecord(time: ctx.now, id: name.id, kind: job.kind, role: job.role(of: name.occurrence), due: name.occurrence,
-                                       outcome: .done, title: job.title ?? job.text.map(HistoryRecord.title), note: "herald ack")
+                                       outcome: .done, title: HistoryRecord.title(of: job), note: "herald ack")
             try? FileSystem.appendLine(record.jsonLine, to: ctx.spool.historyPath)
             say("Acknowledged \(name.id)" + (next.map { ": next \(ctx.when($0))" } ?? ": finished"))
         }

@@ -86,15 +86,26 @@ final class NullSinkRecorder {
 
 @Suite(.serialized)
 struct SoundEndToEndTests {
+    /// heraldd running against a null sink being recorded, on a server without `sound`.
+    func recordedScene() throws -> (Scene, NullSinkRecorder) {
+        let scene = try Scene(capabilities: "body body-markup actions icon-static")
+        let pulse = try NullSinkRecorder(directory: scene.directory)
+        scene.extraEnvironment["PULSE_SERVER"] = pulse.server
+        do {
+            try scene.startDaemon()
+            try pulse.record()
+        } catch {
+            pulse.stop()
+            throw error
+        }
+        return (scene, pulse)
+    }
+
     /// The server (dbusmock) does not list `sound`, so heraldd plays the timer's sound itself
     /// through libcanberra: recorded from a null sink, it is not silent.
     @Test func aTimerRingsThroughLibcanberraWhenTheServerCannotPlaySounds() throws {
-        let scene = try Scene(capabilities: "body body-markup actions icon-static")
-        let pulse = try NullSinkRecorder(directory: scene.directory)
+        let (scene, pulse) = try recordedScene()
         defer { pulse.stop() }
-        scene.extraEnvironment["PULSE_SERVER"] = pulse.server
-        try scene.startDaemon()
-        try pulse.record()
         #expect(try scene.herald("timer", "1s", "Eggs").status == 0)
         let shown = try #require(scene.server!.waitForNotifications(1).first)
         #expect(shown.hints["sound-name"] == .string("alarm-clock-elapsed"))
@@ -107,12 +118,8 @@ struct SoundEndToEndTests {
 
     /// A silent job plays nothing, and a reminder is silent by default.
     @Test func silentPopupsPlayNothing() throws {
-        let scene = try Scene(capabilities: "body body-markup actions icon-static")
-        let pulse = try NullSinkRecorder(directory: scene.directory)
+        let (scene, pulse) = try recordedScene()
         defer { pulse.stop() }
-        scene.extraEnvironment["PULSE_SERVER"] = pulse.server
-        try scene.startDaemon()
-        try pulse.record()
         #expect(try scene.herald("timer", "1s", "--silent", "Quiet eggs").status == 0)
         #expect(try scene.herald("remind", "--in", "1s", "Plain reminder").status == 0)
         let shown = try scene.server!.waitForNotifications(2)

@@ -46,14 +46,8 @@ extension Engine {
         // the CLI); that closing, which may come late, says nothing about the popup now on screen.
         guard reason != .closedByHerald, let popup = onScreen[id], popup.name.occurrence == occurrence else { return [] }
         onScreen.removeValue(forKey: id)
-        switch reason {
-        case .closedByHerald:
-            return []
-        case .expired:
-            return [ending(popup, .expired, now: now)]
-        case .dismissed, .undefined:
-            return [ending(popup, .dismissed, now: now)] + acknowledge(popup, now: now) + tick(now: now)
-        }
+        if reason == .expired { return [ending(popup, .expired, now: now)] }
+        return [ending(popup, .dismissed, now: now)] + acknowledge(popup, now: now) + tick(now: now)
     }
 
     /// A repeating reminder was acknowledged: it stops repeating and moves on to its next

@@ -165,7 +165,7 @@ extension Engine {
         let role = f.job.role(of: f.name.occurrence)
         var effects: [EngineEffect] = [
             .spool(.appendHistory(HistoryRecord(time: now, id: id, kind: f.job.kind, role: role, due: f.name.occurrence,
-                                                outcome: outcome, title: f.job.title ?? f.job.text.map(HistoryRecord.title),
+                                                outcome: outcome, title: HistoryRecord.title(of: f.job),
                                                 note: note))),
         ]
         guard current[id] == f.name else {
@@ -226,13 +226,13 @@ extension Engine {
     /// A line for the history saying how a popup ended.
     func ending(_ f: Firing, _ outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil) -> EngineEffect {
         .spool(.appendHistory(HistoryRecord(time: now, id: f.name.id, kind: f.job.kind, role: f.job.role(of: f.name.occurrence),
-                                            due: f.name.occurrence, outcome: outcome, title: Self.title(of: f.job, role: nil),
+                                            due: f.name.occurrence, outcome: outcome, title: HistoryRecord.title(of: f.job),
                                             note: note)))
     }
 
-    /// The job's title for the history and summaries.
+    /// The job's line in a summary popup: its history title, else what it is.
     static func title(of job: Job, role: OccurrenceRole?) -> String {
-        if let t = job.title ?? job.text.map(HistoryRecord.title), !t.isEmpty { return t }
+        if let t = HistoryRecord.title(of: job), !t.isEmpty { return t }
         if job.kind == .delivery { return role == .headsUp ? "Delivery heads-up" : "Delivery" }
         return job.kind.rawValue
     }

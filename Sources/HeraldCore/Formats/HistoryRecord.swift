@@ -58,6 +58,9 @@ public struct HistoryRecord: Sendable, Equatable {
         return line.count > 80 ? String(line.prefix(79)) + "…" : line
     }
 
+    /// A job's history title: its title, else its text's first line.
+    public static func title(of job: Job) -> String? { job.title ?? job.text.map(title) }
+
     /// How late it happened.
     public var lateness: Span { time - due }
 
