@@ -2,14 +2,14 @@
 # Installs the Debian packages Herald needs, only those that are missing.
 #   scripts/install-deps.sh build    what `swift build` needs
 #   scripts/install-deps.sh test     what `make test` and `make bench` need (a private bus, a notification
-#                                    server, `at` to compare enqueue times with, ...)
+#                                    server, `at` and faketime to compare enqueue times and time phrases with, ...)
 #   scripts/install-deps.sh screenshot  what `make screenshot` needs (a virtual X screen, dunst, ImageMagick)
 #   scripts/install-deps.sh profile  what `make order-file` needs (valgrind, binutils)
 #   scripts/install-deps.sh compat   what `make compat` needs (every notification server, sway, grim)
 set -eu
 
 build="libnotify-dev libcanberra-dev pkg-config tzdata"
-test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme"
+test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at faketime make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme"
 screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
 profile="$build valgrind binutils python3"
 compat="$test dunst notification-daemon mate-notification-daemon mako-notifier sway grim libnotify-bin"

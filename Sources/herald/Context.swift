@@ -104,28 +104,34 @@ struct CLIContext {
 
 /// `--at TIME` / `--in SPAN`, exactly one of them.
 struct WhenOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("When: ISO-8601 (2026-11-22T14:05[+01:00]) or HH:MM (the next such time).", valueName: "time"))
+    @Option(help: ArgumentHelp("When, as you would say it: 'tomorrow 9am', 'fri 17:00', 'noon', 'now + 15 min', 'in 2 hours', 'Jul 31 10am', ISO-8601 or HH:MM (see 'herald when').",
+                               valueName: "time"))
     var at: String?
 
     @Option(name: .customLong("in"), help: ArgumentHelp("When, from now: a span such as 15m or 1h 30min.", valueName: "span"))
     var inSpan: String?
 
-    /// The instant meant, which may be in the past (callers decide whether that is allowed).
+    /// The instant meant (not before the current minute).
     func resolve(_ ctx: CLIContext) throws -> Instant { try Self.resolve(at: at, inSpan: inSpan, ctx) }
 
     static func resolve(at: String?, inSpan: String?, _ ctx: CLIContext) throws -> Instant {
         switch (at, inSpan) {
         case (nil, nil): throw CLIError.usage("say when: --at TIME or --in SPAN")
         case (_?, _?): throw CLIError.usage("use either --at or --in, not both")
-        case (let text?, nil):
-            guard let t = TimeInput.parse(text, now: ctx.now, zone: ctx.zone) else {
-                throw CLIError.usage("--at: '\(text)' is not a time: use ISO-8601 (2026-11-22T14:05) or HH:MM")
-            }
-            return t
+        case (let text?, nil): return try ctx.phrase(text, option: "--at").instant
         case (nil, let text?):
             let span = try parseSpan(text, option: "--in")
             guard span > .zero else { throw CLIError.usage("--in: '\(text)' is not after now: use a span above 0") }
             return ctx.fromNow(span)
+        }
+    }
+}
+
+extension CLIContext {
+    /// Reads a time phrase given to `option`, refusing it with exit 64 and the reason.
+    func phrase(_ text: String, option: String, from base: Instant? = nil) throws -> TimePhrase.Meaning {
+        do { return try TimePhrase.parse(text, now: base ?? now, zone: zone) } catch {
+            throw CLIError.usage((option.isEmpty ? "" : option + ": ") + error.reason)
         }
     }
 }

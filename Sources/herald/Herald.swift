@@ -16,15 +16,15 @@ struct Herald: ParsableCommand {
         abstract: "Schedule desktop notifications: deliveries, reminders and timers.",
         discussion: """
             Jobs go into the spool; heraldd fires each one at its time as a desktop popup. \
-            Times are ISO-8601 (2026-11-22T14:05, with or without an offset) or HH:MM (the next \
-            such time); spans use systemd's syntax (15m, 1h 30min, 2d).
+            Times are phrases such as "tomorrow 9am", "fri 17:00" or "in 2 hours" (see 'herald when'); \
+            spans use systemd's syntax (15m, 1h 30min, 2d).
 
             Exit status: 0 on success, 64 for a bad option or argument, 65 for bad data (a job \
             file, an unknown job id, a bad config), 1 when something else failed.
             """,
         version: HeraldVersion.string,
         subcommands: [Deliver.self, Remind.self, TimerCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self,
-                      Snooze.self, Ack.self, Quiet.self, History.self, Status.self, Next.self, Validate.self, Import.self, Doctor.self, Demo.self])
+                      Snooze.self, Ack.self, Quiet.self, History.self, Status.self, Next.self, When.self, Validate.self, Import.self, Doctor.self, Demo.self])
 
     /// Runs the command; Herald's own errors print one line and exit 64/65/1. Synchronous:
     /// an async main would end in dispatch_main, whose thread exit costs this static binary
