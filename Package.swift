@@ -34,6 +34,7 @@ let package = Package(
         .target(
             name: "HeraldCore",
             dependencies: [
+                "CHeraldSys",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),

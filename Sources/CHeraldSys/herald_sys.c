@@ -3,7 +3,13 @@
 #include <errno.h>
 #include <malloc.h>
 #include <sys/timerfd.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
 
 static int arm(int fd) {
     struct itimerspec spec = {0};
@@ -37,3 +43,7 @@ int herald_clock_change_read(int fd) {
 void herald_release_free_memory(void) { malloc_trim(0); }
 
 void herald_limit_malloc_arenas(int arenas) { mallopt(M_ARENA_MAX, arenas); }
+
+int herald_rename_exchange(const char *a, const char *b) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+}

@@ -17,11 +17,13 @@ extension Herald {
             discussion: """
                 Both popups greet the recipient by name and give the delivery address and the items. \
                 Name and address come from --name/--address or the config's profile. If the heads-up \
-                time has already passed, the heads-up fires at once with the real minutes left.
+                time has already passed, the heads-up fires at once with the real minutes left. \
+                --warn adds more heads-ups further ahead (--warn 1d,1h): the lead is the last of them.
 
                 Examples:
                   herald deliver --in 40m --item apple --item "milk x2"
                   herald deliver --at 18:30 --lead 10m --name "Alice Smith" --address "12 Elm St"
+                  herald deliver --at 'tomorrow 10am' --warn 1d,1h --item "new sofa"
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -30,6 +32,9 @@ extension Herald {
         @Option(help: ArgumentHelp("How long before arrival the heads-up fires; 0 for none (default: the config's, 15m).",
                                    valueName: "span"))
         var lead: String?
+
+        @Option(help: ArgumentHelp("More heads-ups, further ahead: spans such as 1d,1h.", valueName: "spans"))
+        var warn: String?
 
         @Option(help: ArgumentHelp("The recipient's name (default: the config's profile.name).", valueName: "name"))
         var name: String?
@@ -50,6 +55,7 @@ extension Herald {
         func run() throws {
             if let url, !Job.isValidURL(url) { throw CLIError.usage("--url: '\(url)' is not an http or https URL") }
             let soundValue = try sound.value()
+            let warnings = try parseWarnings(warn)
             let ctx = try CLIContext.load(global)
             let arrival = try when.resolve(ctx)
             guard arrival > ctx.now else {
@@ -68,12 +74,15 @@ extension Herald {
             let jobID = try popup.jobID(ctx)
             let job = Job(kind: .delivery, id: jobID, at: arrival, timezone: ctx.zone.identifierForJobs, icon: try popup.checkedIcon(),
                           urgency: popup.urgency, recipient: .init(name: recipientName, address: recipientAddress),
-                          items: parsedItems, lead: leadSpan, url: url, sound: soundValue)
+                          items: parsedItems, lead: leadSpan, url: url, sound: soundValue, warn: warnings)
             try ctx.submit(job)
             var line = "Delivery \(jobID): arrives \(ctx.when(arrival))"
-            if leadSpan > .zero {
-                let headsUp = arrival - leadSpan
-                line += headsUp <= ctx.now ? ", heads-up now" : ", heads-up \(RelativeTime.clock(headsUp, zone: ctx.zone, now: ctx.now))"
+            let schedule = try JobSchedule(job, localZone: ctx.zone, defaultLead: ctx.config.lead)
+            if let first = schedule.first(now: ctx.now), first < arrival {
+                var headsUps = [first]
+                while let next = schedule.next(after: headsUps.last!, now: ctx.now), next < arrival { headsUps.append(next) }
+                line += ", heads-up" + (headsUps.count > 1 ? "s " : " ")
+                    + headsUps.map { $0 <= ctx.now ? "now" : RelativeTime.clock($0, zone: ctx.zone, now: ctx.now) }.joined(separator: ", ")
             }
             if !parsedItems.isEmpty { line += "; " + MessageRenderer.itemsPhrase(parsedItems) }
             say(line)
@@ -134,6 +143,23 @@ func parseRepeat(_ text: String?) throws -> Span? {
     let span = try parseSpan(text, option: "--repeat")
     guard span >= .seconds(1) else { throw CLIError.usage("--repeat: '\(text)' is shorter than 1 second") }
     return span
+}
+
+/// `--warn 1d,1h,15m`: warnings ahead of each occurrence.
+func parseWarnings(_ text: String?) throws -> [Span] {
+    guard let text else { return [] }
+    var spans: [Span] = []
+    for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+        let span = try parseSpan(String(part).trimmingSpaces, option: "--warn")
+        guard span >= .seconds(1), span <= .seconds(366 * 86_400) else {
+            throw CLIError.usage("--warn: '\(String(part).trimmingSpaces)' is outside 1 second to 366 days")
+        }
+        if !spans.contains(span) { spans.append(span) }
+    }
+    guard spans.count <= Job.maximumWarnings else {
+        throw CLIError.usage("--warn: '\(text)' has \(spans.count) warnings; the most is \(Job.maximumWarnings)")
+    }
+    return spans
 }
 
 /// `--urgency`, `--icon` and `--id`: what `deliver` and `remind` share.

@@ -63,7 +63,7 @@ extension Herald {
                 var rows: [[String]] = []
                 rows.append(["delivery", jobs[0].id!, "heads-up now, arrives \(ctx.when(arrival)) at \(address), for \(name)"])
                 if !hasWaterHabit {
-                    let first = try? JobSchedule(jobs[1], localZone: ctx.zone).first(now: ctx.now, defaultLead: .zero)
+                    let first = try? JobSchedule(jobs[1], localZone: ctx.zone).first(now: ctx.now)
                     rows.append(["habit", jobs[1].id!, "Drink water, every hour 09:00-17:00" + (first.map { ", first \(ctx.when($0))" } ?? "")])
                 } else {
                     rows.append(["habit", "-", "skipped: you already have a habit 'Drink water'"])

@@ -51,7 +51,7 @@ enum FastPath {
             guard let parsed = Job.Urgency(rawValue: urgency) else { return nil }
             level = parsed
         }
-        return RemindRequest(spool: spool, config: config, at: at, inSpan: inSpan, every: every, title: title,
+        return RemindRequest(spool: spool, config: config, at: at, inSpan: inSpan, every: every.map { [$0] } ?? [], title: title,
                              urgency: level, icon: icon, id: id, text: text)
     }
 }

@@ -35,9 +35,12 @@ extension Herald.HabitCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: ArgumentHelp("When to remind: a calendar expression such as 'daily', 'Mon..Fri 09:00'.",
+        @Option(help: ArgumentHelp("When to remind: a calendar expression such as 'daily', 'Mon..Fri 09:00'. Give it again for more times ('--every 09:00 --every 15:00').",
                                    valueName: "expression"))
-        var every: String
+        var every: [String] = []
+
+        @Option(help: ArgumentHelp("Warn ahead of each reminder: spans such as 15m or 1h,15m.", valueName: "spans"))
+        var warn: String?
 
         @Option(help: ArgumentHelp("A freedesktop icon name or an image path for the popup.", valueName: "icon"))
         var icon: String?
@@ -50,19 +53,22 @@ extension Herald.HabitCommand {
             guard !title.isEmpty else { throw CLIError.usage("the habit name is empty") }
             let icon = try icon.map(validateIcon)
             let ctx = try CLIContext.load(global)
-            let calendar = try ctx.calendar(every, option: "--every")
+            guard !every.isEmpty else { throw CLIError.usage("say when to remind: --every EXPRESSION (such as 'daily' or 'Mon..Fri 09:00')") }
+            let calendars = try every.map { try ctx.calendar($0, option: "--every") }
+            let warnings = try parseWarnings(warn)
             let pending = ctx.pendingJobs()
             if let existing = pending.first(where: { $0.job?.kind == .habit && $0.job?.title?.lowercased() == title.lowercased() }) {
                 throw CLIError.data("a habit named '\(title)' already exists (id \(existing.id))")
             }
             // No timezone: the habit follows the local zone, also after it changes.
-            let job = Job(kind: .habit, id: HabitNames.freeID(for: title, taken: Set(pending.map(\.id))), every: every,
-                          title: title, icon: icon)
-            guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now, defaultLead: .zero) else {
-                throw CLIError.data("--every: '\(every)' never elapses after now")
+            var job = Job(kind: .habit, id: HabitNames.freeID(for: title, taken: Set(pending.map(\.id))), title: title, icon: icon,
+                          warn: warnings)
+            job.every = every
+            guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now) else {
+                throw CLIError.data("--every: '\(every.joined(separator: "', '"))' never elapses after now")
             }
             try ctx.submit(job)
-            say("Habit '\(title)' (\(job.id!)): \(calendar), first reminder \(ctx.when(first))")
+            say("Habit '\(title)' (\(job.id!)): \(calendars.map(\.description).joined(separator: "; ")), first reminder \(ctx.when(first))")
         }
     }
 
@@ -145,7 +151,7 @@ extension Herald.HabitCommand {
             for h in habits {
                 let s = h.stats(ctx)
                 let next = h.nextReminder(ctx).map { ctx.when($0) } ?? "-"
-                rows.append([h.title, h.job.every ?? "", String(s.total), String(s.currentStreak), String(s.bestStreak),
+                rows.append([h.title, h.job.every.joined(separator: "; "), String(s.total), String(s.currentStreak), String(s.bestStreak),
                              s.doneToday ? "✓" : "·", next])
             }
             say(Table.render(rows, header: true) { _, column, cell in column == 5 && cell == "✓" ? .green : nil })
@@ -167,7 +173,10 @@ extension Herald.HabitCommand {
             let s = h.stats(ctx)
             let contents = h.log(ctx).read()
             say("habit:    \(h.title) (id \(h.id))")
-            say("every:    \(h.job.every ?? "")" + (h.schedule.calendar.map { "  (\($0))" } ?? ""))
+            for (k, every) in h.job.every.enumerated() {
+                say((k == 0 ? "every:    " : "          ") + every + (k < h.schedule.calendars.count ? "  (\(h.schedule.calendars[k]))" : ""))
+            }
+            if !h.job.warn.isEmpty { say("warn:     " + h.job.warn.map(TimeSpan.format).joined(separator: ", ") + " ahead") }
             if let icon = h.job.icon { say("icon:     \(icon)") }
             say("zone:     \(h.schedule.zone.identifier)")
             say("done:     \(s.totalPhrase); streak \(s.currentStreak), best \(s.bestStreak); today \(s.doneToday ? "done" : "not yet")")
@@ -175,7 +184,7 @@ extension Herald.HabitCommand {
             let today = h.today(ctx)
             let days = (0..<14).reversed().map { today.adding(days: -$0) }
             let marks = days.map { day -> String in
-                contents.days.contains(day) ? "✓" : (h.schedule.calendar?.elapses(on: day, in: h.schedule.zone) ?? true ? "·" : " ")
+                contents.days.contains(day) ? "✓" : (h.schedule.elapses(on: day) ? "·" : " ")
             }
             say("last 14:  " + marks.joined(separator: " ") + "   (✓ done, · missed, blank: not scheduled)")
             for problem in contents.problems { say("warning:  habits/\(h.id).jsonl: \(problem)") }
@@ -243,7 +252,7 @@ struct HabitEntry {
             let day = LocalDate(t, in: schedule.zone)
             if !done.contains(day) { return t }
             let endOfDay = day.adding(days: 1).start(in: schedule.zone) - Span(microseconds: 1)
-            guard let next = schedule.calendar?.next(after: endOfDay, in: schedule.zone) else { return nil }
+            guard let next = schedule.firing(after: endOfDay) else { return nil }
             t = next
         }
         return nil
@@ -292,7 +301,8 @@ extension CLIContext {
     func jsonValue(of h: HabitEntry) -> JSONWriter.Value {
         let s = h.stats(self)
         return .object([
-            ("name", .string(h.title)), ("every", .string(h.job.every ?? "")), ("icon", h.job.icon.map { .string($0) } ?? .null),
+            ("name", .string(h.title)), ("every", .string(h.job.every.joined(separator: "; "))),
+            ("icon", h.job.icon.map { .string($0) } ?? .null),
             ("total", .int(Int64(s.total))), ("streak", .int(Int64(s.currentStreak))), ("bestStreak", .int(Int64(s.bestStreak))),
             ("doneToday", .bool(s.doneToday)),
             ("next", h.nextReminder(self).map { .string(ISO8601.format($0, in: h.schedule.zone)) } ?? .null),

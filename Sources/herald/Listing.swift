@@ -60,7 +60,7 @@ extension Herald {
             say("id:       \(p.id)")
             if let job = p.job { say("kind:     \(job.kind.rawValue)") }
             if let fire = p.fireAt {
-                let role = p.job.map { " (\($0.role(of: p.occurrence ?? fire).rawValue))" } ?? ""
+                let role = p.job.map { " (\($0.role(of: p.occurrence ?? fire, localZone: ctx.zone).rawValue))" } ?? ""
                 say("next:     \(ISO8601.format(fire, in: ctx.zone)), \(RelativeTime.phrase(fire, now: ctx.now))\(role)")
             }
             if case .jobs(let name) = p.location, let snoozed = name.snoozedUntil {
@@ -110,7 +110,8 @@ extension CLIContext {
 
     func kindLabel(_ p: PendingJob) -> String {
         guard let job = p.job else { return "?" }
-        return job.kind == .delivery ? p.occurrence.map { job.role(of: $0).label } ?? job.kind.rawValue : job.kind.rawValue
+        guard job.kind == .delivery || !job.warn.isEmpty, let occurrence = p.occurrence else { return job.kind.rawValue }
+        return job.role(of: occurrence, localZone: zone).label
     }
 
     /// One line about what the job says.
@@ -126,7 +127,7 @@ extension CLIContext {
             f.append(("occurrence", .string(ISO8601.format(name.occurrence, in: zone))))
             f.append(("snoozedUntil", .string(ISO8601.format(until, in: zone))))
         }
-        if let job = p.job, let occ = p.occurrence { f.append(("role", .string(job.role(of: occ).rawValue))) }
+        if let job = p.job, let occ = p.occurrence { f.append(("role", .string(job.role(of: occ, localZone: zone).rawValue))) }
         f.append(("state", .string(p.isWaitingForDaemon ? "intake" : "scheduled")))
         if let problem = p.problem { f.append(("problem", .string(problem))) }
         f.append(("job", p.job.map { $0.jsonValue(zone: zone) } ?? .null))

@@ -46,7 +46,7 @@ extension Herald {
             } catch {
                 throw CLIError.failure(error.isNotFound ? "job '\(name.id)' just changed (it fired?); try again" : "\(error)")
             }
-            let record = HistoryRecord(time: ctx.now, id: name.id, kind: job.kind, role: job.role(of: name.occurrence), due: name.occurrence,
+            let record = HistoryRecord(time: ctx.now, id: name.id, kind: job.kind, role: schedule.role(of: name.occurrence), due: name.occurrence,
                                        outcome: .done, title: HistoryRecord.title(of: job), note: "herald ack")
             try? FileSystem.appendLine(record.jsonLine, to: ctx.spool.historyPath)
             say("Acknowledged \(name.id)" + (next.map { ": next \(ctx.when($0))" } ?? ": finished"))

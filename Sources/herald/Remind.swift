@@ -15,14 +15,20 @@ extension Herald {
             commandName: "remind",
             abstract: "Schedule a reminder, once or on a calendar schedule.",
             discussion: """
-                --every takes a systemd calendar expression (see 'herald next' to try one); \
-                --at then says when the schedule starts. A reminder whose times came and went \
-                while heraldd was down shows once, marked late, then keeps to its schedule.
+                --at takes a time as you would say it ('tomorrow 9am', 'fri 17:00', 'noon', \
+                'in 2 hours'; see 'herald when'). --every takes a systemd calendar expression \
+                (see 'herald next' to try one), and may be given more than once: the reminder \
+                fires at each of their times, once where they meet. --at then says when the \
+                schedule starts. --warn shows a popup ahead of each time ("in 15 min: Dentist"). \
+                A reminder whose times came and went while heraldd was down shows once, marked \
+                late, then keeps to its schedule.
 
                 Examples:
                   herald remind --in 15m Take the bread out
-                  herald remind --at 09:00 --urgency critical "Stand-up meeting"
+                  herald remind --at 'tomorrow 9am' --urgency critical "Stand-up meeting"
+                  herald remind --at 'fri 14:30' --warn 1d,1h,15m Dentist
                   herald remind --every "Mon..Fri 17:30" Leave work
+                  herald remind --every 08:00 --every 16:00 Take the pills
                   herald remind --in 1h --repeat 5m Take the pills   (again every 5 min until Done)
 
                 Popups carry Done, Snooze and the config's snooze choices (popups.snoozeChoices) and \
@@ -32,8 +38,11 @@ extension Herald {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var when: WhenOptions
 
-        @Option(help: ArgumentHelp("Repeat on a calendar schedule: 'daily', 'Mon..Fri 09:00', '*:0/30'.", valueName: "expression"))
-        var every: String?
+        @Option(help: ArgumentHelp("Repeat on a calendar schedule: 'daily', 'Mon..Fri 09:00', '*:0/30'. Give it again for more times.", valueName: "expression"))
+        var every: [String] = []
+
+        @Option(help: ArgumentHelp("Warn ahead of each time: spans such as 15m or 1d,1h,15m.", valueName: "spans"))
+        var warn: String?
 
         @Option(help: ArgumentHelp("A title for the popup (the text is its body then).", valueName: "title"))
         var title: String?
@@ -51,7 +60,7 @@ extension Herald {
         var request: RemindRequest {
             RemindRequest(spool: global.spool, config: global.config, at: when.at, inSpan: when.inSpan, every: every,
                           title: title, urgency: popup.urgency, icon: popup.icon, id: popup.id, text: text,
-                          repeatSpan: repeatSpan, sound: sound.sound, silent: sound.silent)
+                          repeatSpan: repeatSpan, sound: sound.sound, silent: sound.silent, warn: warn)
         }
 
         func run() throws { try request.run() }
@@ -78,6 +87,9 @@ extension Herald {
         @Option(name: .customLong("repeat"), help: ArgumentHelp("Show the popup again every SPAN until Done, dismissed or 'herald ack'.", valueName: "span"))
         var repeatSpan: String?
 
+        @Option(help: ArgumentHelp("Warn ahead: spans such as 5m or 10m,1m.", valueName: "spans"))
+        var warn: String?
+
         @OptionGroup var sound: SoundOptions
 
         @Argument(help: "How long: a span such as 30m or 1h 30min.")
@@ -90,13 +102,14 @@ extension Herald {
             let length = try parseSpan(span, option: "SPAN")
             guard length > .zero else { throw CLIError.usage("SPAN: '\(span)' must be longer than 0") }
             let repeating = try parseRepeat(repeatSpan)
+            let warnings = try parseWarnings(warn)
             let soundValue = try sound.value()
             let ctx = try CLIContext.load(global)
             let name = label.joined(separator: " ")
             let jobID = ctx.newID()
             let job = Job(kind: .reminder, id: jobID, at: ctx.fromNow(length), timezone: ctx.zone.identifierForJobs,
                           title: name.isEmpty ? "Timer" : name, text: Self.upText(length), icon: "alarm-symbolic",
-                          urgency: urgency, tags: [Job.timerTag], repeat: repeating, sound: soundValue)
+                          urgency: urgency, tags: [Job.timerTag], repeat: repeating, sound: soundValue, warn: warnings)
             try ctx.submit(job)
             say("Timer \(jobID): \(TimeSpan.format(length)), until \(ctx.when(ctx.fromNow(length)))")
         }
@@ -117,7 +130,7 @@ struct RemindRequest: Equatable {
     var config: String?
     var at: String?
     var inSpan: String?
-    var every: String?
+    var every: [String]
     var title: String?
     var urgency: Job.Urgency?
     var icon: String?
@@ -126,6 +139,7 @@ struct RemindRequest: Equatable {
     var repeatSpan: String? = nil
     var sound: String? = nil
     var silent = false
+    var warn: String? = nil
 
     func run() throws {
         var message = ""  // the words joined by spaces (joined(separator:) costs a runtime type lookup)
@@ -136,25 +150,27 @@ struct RemindRequest: Equatable {
         let icon = try icon.map(validateIcon)
         let repeating = try parseRepeat(repeatSpan)
         let soundValue = try SoundOptions.value(sound: sound, silent: silent)
-        if let every {
+        let warnings = try parseWarnings(warn)
+        if !every.isEmpty {
             if inSpan != nil { throw CLIError.usage("--in does not go with --every: use --at to say when the schedule starts") }
-            let calendar = try ctx.calendar(every, option: "--every")
+            let calendars = try every.map { try ctx.calendar($0, option: "--every") }
             let start = try at.map { _ in try WhenOptions.resolve(at: at, inSpan: nil, ctx) }
             // No timezone: a schedule follows the local zone, also after it changes.
-            let job = Job(kind: .reminder, id: jobID, at: start, every: every, title: title, text: message, icon: icon, urgency: urgency,
-                          repeat: repeating, sound: soundValue)
-            guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now, defaultLead: ctx.config.lead) else {
-                throw CLIError.data("--every: '\(every)' never elapses after \(ISO8601.format(max(start ?? ctx.now, ctx.now), in: ctx.zone))")
+            var job = Job(kind: .reminder, id: jobID, at: start, title: title, text: message, icon: icon, urgency: urgency,
+                          repeat: repeating, sound: soundValue, warn: warnings)
+            job.every = every
+            guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now) else {
+                throw CLIError.data("--every: '\(every.joined(separator: "', '"))' never elapses after \(ISO8601.format(max(start ?? ctx.now, ctx.now), in: ctx.zone))")
             }
             try ctx.submit(job)
-            say("Reminder \(jobID): \(calendar), first \(ctx.when(first))")
+            say("Reminder \(jobID): \(calendars.map(\.description).joined(separator: "; ")), first \(ctx.when(first))")
             return
         }
         let due = try WhenOptions.resolve(at: at, inSpan: inSpan, ctx)
         guard due > ctx.now else { throw CLIError.usage("--at: \(ISO8601.format(due, in: ctx.zone)) is in the past") }
         let job = Job(kind: .reminder, id: jobID, at: due, timezone: ctx.zone.identifierForJobs, title: title,
-                      text: message, icon: icon, urgency: urgency, repeat: repeating, sound: soundValue)
+                      text: message, icon: icon, urgency: urgency, repeat: repeating, sound: soundValue, warn: warnings)
         try ctx.submit(job)
-        say("Reminder \(jobID): \(ctx.when(due))")
+        say("Reminder \(jobID): \(ctx.when(due))" + (warnings.isEmpty ? "" : ", warned " + warnings.map(TimeSpan.format).joined(separator: ", ") + " ahead"))
     }
 }

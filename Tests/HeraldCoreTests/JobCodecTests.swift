@@ -113,17 +113,17 @@ struct JobCodecTests {
     @Test func deliveryOccurrencesAreHeadsUpThenArrival() throws {
         let at = Instant(seconds: 10_000)
         let now = Instant(seconds: 1_000)
-        let schedule = try JobSchedule(Job(kind: .delivery, at: at, lead: .minutes(15)), localZone: .utc)
-        let first = try #require(schedule.first(now: now, defaultLead: .minutes(5)))
+        let schedule = try JobSchedule(Job(kind: .delivery, at: at, lead: .minutes(15)), localZone: .utc, defaultLead: .minutes(5))
+        let first = try #require(schedule.first(now: now))
         #expect(first == at - .minutes(15))
-        #expect(schedule.job.role(of: first) == .headsUp)
+        #expect(schedule.role(of: first) == .headsUp)
         #expect(schedule.next(after: first, now: first) == at)
-        #expect(schedule.job.role(of: at) == .arrival)
+        #expect(schedule.role(of: at) == .arrival)
         #expect(schedule.next(after: at, now: at) == nil)
-        let noLead = try JobSchedule(Job(kind: .delivery, at: at, lead: .zero), localZone: .utc)
-        #expect(noLead.first(now: now, defaultLead: .minutes(15)) == at)
-        let defaultLead = try JobSchedule(Job(kind: .delivery, at: at), localZone: .utc)
-        #expect(defaultLead.first(now: now, defaultLead: .minutes(5)) == at - .minutes(5))
+        let noLead = try JobSchedule(Job(kind: .delivery, at: at, lead: .zero), localZone: .utc, defaultLead: .minutes(15))
+        #expect(noLead.first(now: now) == at)
+        let defaultLead = try JobSchedule(Job(kind: .delivery, at: at), localZone: .utc, defaultLead: .minutes(5))
+        #expect(defaultLead.first(now: now) == at - .minutes(5))
     }
 
     @Test func aBadCalendarExpressionIsRefusedInTheJob() {

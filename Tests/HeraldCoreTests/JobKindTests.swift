@@ -14,11 +14,12 @@ struct JobKindTests {
 
     @Test func aDeliveryFiresItsLeadBeforeTheArrivalThenAtIt() {
         let job = Job(kind: .delivery, at: at, lead: .minutes(10))
-        #expect(job.kind.rules.firstFixed(job, defaultLead: .minutes(15)) == at - .minutes(10))
-        #expect(job.kind.rules.nextFixed(job, after: at - .minutes(10)) == at)
-        #expect(job.kind.rules.nextFixed(job, after: at) == nil)
-        #expect(job.role(of: at - .minutes(10)) == .headsUp && job.role(of: at) == .arrival)
-        #expect(job.role(of: at).label == "delivery/arrival")
+        let schedule = try! JobSchedule(job, localZone: .utc, defaultLead: .minutes(15))
+        #expect(schedule.first(now: at - .minutes(60)) == at - .minutes(10))
+        #expect(schedule.next(after: at - .minutes(10), now: at - .minutes(10)) == at)
+        #expect(schedule.next(after: at, now: at) == nil)
+        #expect(schedule.role(of: at - .minutes(10)) == .headsUp && schedule.role(of: at) == .arrival)
+        #expect(schedule.role(of: at).label == "delivery/arrival")
     }
 
     @Test func aHeadsUpAfterItsArrivalIsSkippedUnlessSnoozed() {

@@ -77,7 +77,12 @@ struct TimePhraseOracleTests {
         guard f.count >= 8, let m = months.firstIndex(of: String(f[4])), let day = Int(f[5]) else { return nil }
         let month = m + 1
         let hm = f[6].prefix(5)
-        return (f[7] + "-" + ISO8601.pad(month, 2) + "-" + ISO8601.pad(day, 2) + " " + hm, String(f[1]))
+        return (f[7] + "-" + pad(month, 2) + "-" + pad(day, 2) + " " + hm, String(f[1]))
+    }
+
+    static func pad(_ n: Int, _ width: Int) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: max(0, width - s.count)) + s
     }
 
     @Test func heraldNamesTheMinuteAtDoesForEveryPhraseAndBase() throws {
@@ -104,8 +109,8 @@ struct TimePhraseOracleTests {
                 do {
                     let meaning = try TimePhrase.parse(phrase, now: now, zone: zone)
                     let local = zone.civil(meaning.instant)
-                    herald = ISO8601.pad(local.year, 4) + "-" + ISO8601.pad(local.month, 2) + "-" + ISO8601.pad(local.day, 2)
-                        + " " + ISO8601.pad(local.hour, 2) + ":" + ISO8601.pad(local.minute, 2)
+                    herald = Self.pad(local.year, 4) + "-" + Self.pad(local.month, 2) + "-" + Self.pad(local.day, 2)
+                        + " " + Self.pad(local.hour, 2) + ":" + Self.pad(local.minute, 2)
                 } catch {
                     herald = nil
                 }

@@ -23,4 +23,8 @@ void herald_release_free_memory(void);
 /* mallopt(M_ARENA_MAX): how many malloc arenas the process may use. */
 void herald_limit_malloc_arenas(int arenas);
 
+/* renameat2(RENAME_EXCHANGE): swaps two names in one step; fails with ENOENT when either is
+   missing. Returns 0, or -1 with errno. */
+int herald_rename_exchange(const char *a, const char *b);
+
 #endif

@@ -14,7 +14,7 @@ extension Engine {
                     queue += outbox.shown(item.id)
                     continue
                 }
-                let lines = summaryShowing.map { f in (f.job.kind, f.name.occurrence, Self.title(of: f.job, role: f.job.role(of: f.name.occurrence))) }
+                let lines = summaryShowing.map { f in (f.job.kind, f.name.occurrence, Self.title(of: f.job, role: f.schedule.role(of: f.name.occurrence))) }
                 effects.append(.show(MessageRenderer(config: config).summary(of: lines, zone: localZone, now: now)))
                 continue
             }
@@ -85,7 +85,7 @@ extension Engine {
     mutating func prepare(_ loaded: LoadedJob, name: JobFileName, due: Instant, now: Instant) -> [EngineEffect] {
         let job = loaded.job
         let schedule: JobSchedule
-        do { schedule = try JobSchedule(job, localZone: localZone) } catch {
+        do { schedule = try JobSchedule(job, localZone: localZone, defaultLead: config.lead) } catch {
             forget(name.id)
             return [quarantineJobFile(name.description, reason: error.description, redacted: error.reason)]
                 + perform(outbox.shown(name.id), now: now)
@@ -98,7 +98,7 @@ extension Engine {
         if now - name.fireAt > config.catchUpGrace && !heldByQuiet(name.fireAt, now: now) {
             // Came due while Herald was down or the machine asleep, too long ago to show.
             settled = record(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
-        } else if let skip = job.kind.rules.skipReason(occurrence, now: now) {
+        } else if let skip = Self.passedWarning(occurrence, now: now) ?? job.kind.rules.skipReason(occurrence, now: now) {
             settled = record(firing, outcome: .skipped, now: now, note: skip.note, resumeAfter: skip.resumeAfter)
         } else if (job.urgency ?? config.urgency) != .critical && (wasGathered || quiet.isQuiet(at: now, zone: localZone)) {
             // Quiet time, or one of a crowd after a break: kept for one summary popup. The file
@@ -162,7 +162,7 @@ extension Engine {
     mutating func record(_ f: Firing, outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil,
                          resumeAfter: Instant? = nil, mayRepeat: Bool = true) -> [EngineEffect] {
         let id = f.name.id
-        let role = f.job.role(of: f.name.occurrence)
+        let role = f.schedule.role(of: f.name.occurrence)
         var effects: [EngineEffect] = [
             .spool(.appendHistory(HistoryRecord(time: now, id: id, kind: f.job.kind, role: role, due: f.name.occurrence,
                                                 outcome: outcome, title: HistoryRecord.title(of: f.job),
@@ -199,7 +199,8 @@ extension Engine {
     /// When a `repeat` reminder shown at `now` shows again; nil when it does not (no repeat,
     /// or `popups.maxRepeats` reached: the count is the time since the occurrence over the span).
     func repeatTime(_ f: Firing, now: Instant) -> Instant? {
-        guard let span = f.job.repeat, f.job.kind == .reminder, span > .zero else { return nil }
+        guard let span = f.job.repeat, f.job.kind == .reminder, span > .zero,
+              f.schedule.role(of: f.name.occurrence) == .reminder else { return nil }  // warnings do not repeat
         let shownAgain = (f.name.fireAt - f.name.occurrence).microseconds / span.microseconds  // 0 at the first popup
         guard shownAgain < Int64(config.popups.maxRepeats) else { return nil }
         return now + span
@@ -225,9 +226,16 @@ extension Engine {
 
     /// A line for the history saying how a popup ended.
     func ending(_ f: Firing, _ outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil) -> EngineEffect {
-        .spool(.appendHistory(HistoryRecord(time: now, id: f.name.id, kind: f.job.kind, role: f.job.role(of: f.name.occurrence),
+        .spool(.appendHistory(HistoryRecord(time: now, id: f.name.id, kind: f.job.kind, role: f.schedule.role(of: f.name.occurrence),
                                             due: f.name.occurrence, outcome: outcome, title: HistoryRecord.title(of: f.job),
                                             note: note)))
+    }
+
+    /// A warning whose occurrence is already due would only repeat it.
+    static func passedWarning(_ occurrence: DueOccurrence, now: Instant) -> Skip? {
+        guard occurrence.role == .warning, occurrence.name.snoozedUntil == nil,
+              let target = occurrence.schedule.target(ofWarning: occurrence.occurrence), now >= target else { return nil }
+        return Skip(note: "already due")
     }
 
     /// The job's line in a summary popup: its history title, else what it is.

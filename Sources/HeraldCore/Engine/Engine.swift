@@ -189,8 +189,8 @@ public struct Engine: Sendable {
         localZone = zone
         var effects: [EngineEffect] = []
         for (name, job) in jobs where current[name.id] == name && !isBusy(name.id) && name.snoozedUntil == nil {
-            guard let schedule = try? JobSchedule(job, localZone: zone),
-                  let next = schedule.recurrence(after: now), next != name.occurrence else { continue }
+            guard let schedule = try? JobSchedule(job, localZone: zone, defaultLead: config.lead), schedule.isRecurring,
+                  let next = schedule.firing(after: now), next != name.occurrence else { continue }
             effects.append(move(name, to: JobFileName(id: name.id, occurrence: next)))
         }
         return effects + tick(now: now)

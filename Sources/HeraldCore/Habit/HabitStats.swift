@@ -39,8 +39,7 @@ public struct HabitStats: Sendable, Equatable {
     /// Totals and streaks of the habit with this schedule: a day counts as scheduled when the
     /// calendar has a reminder that day (every day for a habit without a calendar).
     public static func compute(_ schedule: JobSchedule, done: Set<LocalDate>, today: LocalDate) -> HabitStats {
-        guard let calendar = schedule.calendar else { return compute(done: done, today: today) { _ in true } }
-        return compute(done: done, today: today) { calendar.elapses(on: $0, in: schedule.zone) }
+        compute(done: done, today: today) { schedule.elapses(on: $0) }
     }
 
     /// "Day 5 in a row" when doing it today continues a streak; otherwise an invitation.

@@ -28,7 +28,7 @@ public struct JobError: Error, Equatable, CustomStringConvertible {
 extension Job {
     static let fields: Set<String> = ["version", "kind", "id", "at", "every", "timezone", "title", "text",
                                       "icon", "urgency", "recipient", "items", "lead", "tags",
-                                      "url", "repeat", "sound"]
+                                      "url", "repeat", "sound", "warn"]
 
     /// Decodes and validates one job document.
     ///
@@ -77,11 +77,7 @@ extension Job {
             }
             job.at = at
         }
-        if let everyValue = o["every"] {
-            let every = try string(everyValue, "every")
-            guard !every.trimmingSpaces.isEmpty else { throw JobError("field 'every' is empty") }
-            job.every = every
-        }
+        if let everyValue = o["every"] { job.every = try every(everyValue) }
         if let zoneValue = o["timezone"] {
             let zone = try string(zoneValue, "timezone")
             guard TimeZoneRules.isPlausibleName(zone), zoneExists(zone) else {
@@ -123,6 +119,7 @@ extension Job {
             }
             guard job.repeat! >= .seconds(1) else { throw JobError("field 'repeat' is shorter than 1 second", value: r.snippet()) }
         }
+        if let w = o["warn"] { job.warn = try warnings(w) }
         if let v = o["sound"] {
             let sound = try string(v, "sound")
             guard isValidSound(sound) else {
@@ -131,8 +128,48 @@ extension Job {
             job.sound = sound
         }
         try job.checkKindRules(present: Set(o.keys))
-        if job.every != nil { _ = try JobSchedule(job, localZone: localZone) }
+        if !job.every.isEmpty { _ = try JobSchedule(job, localZone: localZone) }
         return job
+    }
+
+    /// A calendar expression, or a list of them (fired at their union).
+    static func every(_ value: JSONValue) throws(JobError) -> [String] {
+        let list: [JSONValue]
+        if case .array(let entries) = value { list = entries } else { list = [value] }
+        guard !list.isEmpty else { throw JobError("field 'every' is an empty list") }
+        guard list.count <= maximumSchedules else {
+            throw JobError("field 'every' has \(list.count) schedules; the most is \(maximumSchedules)")
+        }
+        var schedules: [String] = []
+        for entry in list {
+            guard case .string(let every) = entry else {
+                throw JobError("field 'every' is not a calendar expression or a list of them", value: entry.snippet())
+            }
+            guard !every.trimmingSpaces.isEmpty else { throw JobError("field 'every' is empty") }
+            if !schedules.contains(every) { schedules.append(every) }
+        }
+        return schedules
+    }
+
+    /// Spans ahead of each occurrence: `["1d", "15m"]`.
+    static func warnings(_ value: JSONValue) throws(JobError) -> [Span] {
+        guard case .array(let list) = value else { throw JobError("field 'warn' is not an array of time spans", value: value.snippet()) }
+        guard list.count <= maximumWarnings else {
+            throw JobError("field 'warn' has \(list.count) warnings; the most is \(maximumWarnings)")
+        }
+        var spans: [Span] = []
+        for entry in list {
+            guard case .string(let text) = entry else { throw JobError("field 'warn' holds a value that is not a time span", value: entry.snippet()) }
+            let span: Span
+            do { span = try TimeSpan.parse(text) } catch {
+                throw JobError("field 'warn' holds a value that is not a time span", value: entry.snippet(), detail: error.description)
+            }
+            guard span >= .seconds(1), span <= .seconds(366 * 86_400) else {
+                throw JobError("field 'warn' holds a span outside 1 second to 366 days", value: entry.snippet())
+            }
+            if !spans.contains(span) { spans.append(span) }
+        }
+        return spans
     }
 
     static func tags(_ value: JSONValue) throws(JobError) -> [String] {
@@ -213,7 +250,8 @@ extension Job {
         if let at {
             f.append(("at", .string(ISO8601.format(at, offsetSeconds: zone.offset(at: at), zulu: true))))
         }
-        if let every { f.append(("every", .string(every))) }
+        if every.count == 1 { f.append(("every", .string(every[0]))) }
+        if every.count > 1 { f.append(("every", .array(every.map { .string($0) }))) }
         if let timezone { f.append(("timezone", .string(timezone))) }
         if let title { f.append(("title", .string(title))) }
         if let text { f.append(("text", .string(text))) }
@@ -229,6 +267,7 @@ extension Job {
             f.append(("items", .array(items.map { .object([("name", .string($0.name)), ("quantity", .int(Int64($0.quantity)))]) })))
         }
         if let lead { f.append(("lead", .string(TimeSpan.format(lead)))) }
+        if !warn.isEmpty { f.append(("warn", .array(warn.map { .string(TimeSpan.format($0)) }))) }
         if !tags.isEmpty { f.append(("tags", .array(tags.map { .string($0) }))) }
         if let url { f.append(("url", .string(url))) }
         if let `repeat` { f.append(("repeat", .string(TimeSpan.format(`repeat`)))) }

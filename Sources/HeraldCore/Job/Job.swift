@@ -30,7 +30,8 @@ public struct Job: Sendable, Equatable {
     public var kind: Kind
     public var id: String?
     public var at: Instant?
-    public var every: String?
+    /// Calendar expressions; the job fires at their union (an empty list: a one-shot job).
+    public var every: [String]
     public var timezone: String?
     public var title: String?
     public var text: String?
@@ -39,6 +40,8 @@ public struct Job: Sendable, Equatable {
     public var recipient: Recipient?
     public var items: [Item]
     public var lead: Span?
+    /// Warnings ahead of each main occurrence ("in 15 min: Dentist"), in any order.
+    public var warn: [Span]
     /// Labels for finding jobs again (`herald demo` tags its jobs `demo`; `herald timer`
     /// tags timers `timer`, whose popups follow the config's `timer` settings).
     public var tags: [String]
@@ -53,11 +56,11 @@ public struct Job: Sendable, Equatable {
     public init(kind: Kind, id: String? = nil, at: Instant? = nil, every: String? = nil, timezone: String? = nil,
                 title: String? = nil, text: String? = nil, icon: String? = nil, urgency: Urgency? = nil,
                 recipient: Recipient? = nil, items: [Item] = [], lead: Span? = nil, tags: [String] = [],
-                url: String? = nil, repeat: Span? = nil, sound: String? = nil) {
-        self.kind = kind; self.id = id; self.at = at; self.every = every; self.timezone = timezone
+                url: String? = nil, repeat: Span? = nil, sound: String? = nil, warn: [Span] = []) {
+        self.kind = kind; self.id = id; self.at = at; self.every = every.map { [$0] } ?? []; self.timezone = timezone
         self.title = title; self.text = text; self.icon = icon; self.urgency = urgency
         self.recipient = recipient; self.items = items; self.lead = lead; self.tags = tags
-        self.url = url; self.repeat = `repeat`; self.sound = sound
+        self.url = url; self.repeat = `repeat`; self.sound = sound; self.warn = warn
     }
 
     /// The tag `herald timer` gives its jobs.

@@ -5,28 +5,12 @@ enum DeliveryKind: JobKindRules {
 
     static func validate(_ job: Job) throws(JobError) {
         guard job.at != nil else { throw JobError("a delivery needs 'at', its arrival time") }
-        guard job.every == nil else { throw JobError("field 'every' is not for deliveries (they arrive once)") }
-    }
-
-    static func role(of instant: Instant, in job: Job) -> OccurrenceRole {
-        if let at = job.at, instant < at { return .headsUp }
-        return .arrival
-    }
-
-    static func firstFixed(_ job: Job, defaultLead: Span) -> Instant? {
-        guard let at = job.at else { return nil }
-        let lead = job.effectiveLead(defaultLead: defaultLead)
-        return lead > .zero ? at - lead : at
-    }
-
-    static func nextFixed(_ job: Job, after previous: Instant) -> Instant? {
-        guard let at = job.at, previous < at else { return nil }
-        return at
+        guard job.every.isEmpty else { throw JobError("field 'every' is not for deliveries (they arrive once)") }
     }
 
     /// A heads-up whose arrival is already due would only repeat it.
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? {
-        guard role(of: occurrence.occurrence, in: occurrence.job) == .headsUp, occurrence.name.snoozedUntil == nil,
+        guard occurrence.role == .headsUp, occurrence.name.snoozedUntil == nil,
               let arrival = occurrence.job.at, now >= arrival else { return nil }
         return Skip(note: "arrival already due")
     }
@@ -40,7 +24,7 @@ enum DeliveryKind: JobKindRules {
             "count": String(job.itemCount),
             "minutes": String(job.at.map { MessageRenderer.minutesLeft(until: $0, now: now) } ?? 0),
         ]
-        let headsUp = role(of: occurrence.occurrence, in: job) == .headsUp
+        let headsUp = occurrence.role == .headsUp
         return (headsUp ? config.templates.headsUp : config.templates.arrival, values)
     }
 

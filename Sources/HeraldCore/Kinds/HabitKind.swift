@@ -4,11 +4,9 @@ enum HabitKind: JobKindRules {
     static let ownFields: [String] = []
 
     static func validate(_ job: Job) throws(JobError) {
-        guard job.every != nil else { throw JobError("a habit needs 'every', its schedule") }
+        guard !job.every.isEmpty else { throw JobError("a habit needs 'every', its schedule") }
         guard !(job.title ?? "").trimmingSpaces.isEmpty else { throw JobError("a habit needs a non-empty 'title', its name") }
     }
-
-    static func role(of instant: Instant, in job: Job) -> OccurrenceRole { .habit }
 
     /// Done for the day: quiet until the next day's first reminder.
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? {

@@ -6,12 +6,6 @@ protocol JobKindRules {
     static var ownFields: [String] { get }
     /// The kind's own requirements of a decoded job (fields common to all are checked already).
     static func validate(_ job: Job) throws(JobError)
-    /// What the occurrence at `instant` is.
-    static func role(of instant: Instant, in job: Job) -> OccurrenceRole
-    /// The first time a job taken in at `now` fires, when it has no calendar; nil: never.
-    static func firstFixed(_ job: Job, defaultLead: Span) -> Instant?
-    /// The fixed occurrence after `previous`, when it has no calendar; nil: finished.
-    static func nextFixed(_ job: Job, after previous: Instant) -> Instant?
     /// Why a due occurrence is settled without a popup, or nil to show it.
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip?
     /// The template and placeholder values for the popup.
@@ -32,7 +26,7 @@ public struct DueOccurrence: Sendable {
     public var name: JobFileName
     public var habitLog: HabitLog.Contents?
     public var occurrence: Instant { name.occurrence }
-    public var role: OccurrenceRole { job.role(of: name.occurrence) }
+    public var role: OccurrenceRole { schedule.role(of: name.occurrence) }
 
     public init(job: Job, schedule: JobSchedule, name: JobFileName, habitLog: HabitLog.Contents? = nil) {
         self.job = job; self.schedule = schedule; self.name = name; self.habitLog = habitLog
@@ -47,16 +41,13 @@ public struct Skip: Sendable, Equatable {
 }
 
 extension JobKindRules {
-    static func firstFixed(_ job: Job, defaultLead: Span) -> Instant? { job.at }
-    static func nextFixed(_ job: Job, after previous: Instant) -> Instant? { nil }
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? { nil }
     static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] { [] }
-    static func role(of instant: Instant, in job: Job) -> OccurrenceRole { .reminder }
 
     /// Title and text, with the schedule: the listing line of reminders and habits.
     static func titledSummary(_ job: Job) -> String {
         [job.title, job.text].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
-            + (job.every.map { " (every \($0))" } ?? "")
+            + (job.every.isEmpty ? "" : " (every " + job.every.joined(separator: "; ") + ")")
     }
 }
 
@@ -81,6 +72,7 @@ extension OccurrenceRole {
     public var label: String {
         switch self {
         case .headsUp, .arrival: return "delivery/" + rawValue
+        case .warning: return "reminder/warning"
         case .reminder, .habit: return rawValue
         }
     }

@@ -3,7 +3,7 @@ enum ReminderKind: JobKindRules {
     static let ownFields = ["repeat"]
 
     static func validate(_ job: Job) throws(JobError) {
-        guard job.at != nil || job.every != nil else { throw JobError("a reminder needs 'at' or 'every'") }
+        guard job.at != nil || !job.every.isEmpty else { throw JobError("a reminder needs 'at' or 'every'") }
         guard !(job.text ?? "").trimmingSpaces.isEmpty || !(job.title ?? "").trimmingSpaces.isEmpty else {
             throw JobError("a reminder needs a non-empty 'text' or 'title'")
         }

@@ -38,19 +38,25 @@ public struct MessageRenderer: Sendable {
             summary = (job.title ?? "").isEmpty ? (!text.isEmpty && text.count <= 60 ? text : "Reminder") : job.title!
         }
         var body = TextSafety.stripControls(message.body.render(values)).trimmingSpaces
-        if summary == body && role == .reminder { body = "" }
+        if summary == body && (role == .reminder || role == .warning) { body = "" }
+        if role == .warning, let target = occurrence.schedule.target(ofWarning: occurrence.occurrence) {
+            // "in 15 min: Dentist", counted from now (a warning shown late says the time really left).
+            summary = RelativeTime.phrase(target, now: max(now, occurrence.occurrence)) + ": " + summary
+        }
         // A late popup says so, unless the template placed {late} itself; a heads-up instead
         // tells the real minutes left.
-        if role != .headsUp, let lateText = values["late"], !lateText.isEmpty,
+        if role != .headsUp, role != .warning, let lateText = values["late"], !lateText.isEmpty,
            !message.summary.source.contains("{late}"), !message.body.source.contains("{late}") {
             body = body.isEmpty ? "(\(lateText))" : body + "\n(\(lateText))"
         }
         let urgency = job.urgency ?? config.urgency
-        let popupClass = job.kind.rules.popupClass(of: occurrence)
+        // A warning is a heads-up: Got it, and the heads-up class's expiry and sound.
+        let popupClass = role == .warning ? .headsUp : job.kind.rules.popupClass(of: occurrence)
+        let actions = role == .warning ? [.gotIt] : job.kind.rules.actions(for: occurrence, config: config)
         return NotificationRequest(
             jobID: occurrence.name.id, occurrence: occurrence.occurrence, summary: summary, body: body, icon: job.icon,
             urgency: urgency, category: "x-herald." + job.kind.rawValue,
-            actions: job.kind.rules.actions(for: occurrence, config: config) + [.body],
+            actions: actions + [.body],
             // A critical popup stays until handled, whatever the class says.
             expiry: urgency == .critical ? .never : config.popups.expire[popupClass] ?? .serverDefault,
             sound: sound(for: job, popupClass))

@@ -178,9 +178,9 @@ public struct IntakeReader: Sendable {
     ///
     /// - Throws: `JobError` when it never will.
     static func firstOccurrence(of job: Job, _ request: IntakeRequest, now: Instant) throws(JobError) -> Instant {
-        let schedule = try JobSchedule(job, localZone: request.localZone)
-        guard let first = schedule.first(now: now, defaultLead: request.defaultLead) else {
-            throw JobError("field 'every' never elapses after now", value: job.every.map { "\"\($0)\"" })
+        let schedule = try JobSchedule(job, localZone: request.localZone, defaultLead: request.defaultLead)
+        guard let first = schedule.first(now: now) else {
+            throw JobError("field 'every' never elapses after now", value: job.every.map { "\"\($0)\"" }.joined(separator: ", "))
         }
         return first
     }

@@ -101,7 +101,7 @@ extension Spool {
     public func localZoneRecurrences(localZone: TimeZoneRules) -> [(name: JobFileName, job: Job)] {
         guard let names = try? jobFiles().jobs else { return [] }
         return names.compactMap { name in
-            guard case .success(let job) = loadJob(name, localZone: localZone), job.every != nil, job.timezone == nil else { return nil }
+            guard case .success(let job) = loadJob(name, localZone: localZone), !job.every.isEmpty, job.timezone == nil else { return nil }
             return (name, job)
         }
     }

@@ -42,7 +42,7 @@ extension Spool {
     public func listPending(defaultLead: Span, localZone: TimeZoneRules = .utc, now: Instant = .epoch,
                             loadDocuments: Bool = true) -> [PendingJob] {
         func first(_ job: Job?) -> Instant? {
-            job.flatMap { try? JobSchedule($0, localZone: localZone).first(now: now, defaultLead: defaultLead) }
+            job.flatMap { try? JobSchedule($0, localZone: localZone, defaultLead: defaultLead).first(now: now) }
         }
         var result: [PendingJob] = []
         if let listing = try? jobFiles() {
