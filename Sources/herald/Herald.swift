@@ -23,7 +23,7 @@ struct Herald: ParsableCommand {
             file, an unknown job id, a bad config), 1 when something else failed.
             """,
         version: HeraldVersion.string,
-        subcommands: [Deliver.self, Remind.self, TimerCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self,
+        subcommands: [Deliver.self, Remind.self, TimerCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self, Reschedule.self, Edit.self,
                       Snooze.self, Ack.self, Quiet.self, History.self, Status.self, Next.self, When.self, Validate.self, Import.self, Doctor.self, Demo.self])
 
     /// Runs the command; Herald's own errors print one line and exit 64/65/1. Synchronous:

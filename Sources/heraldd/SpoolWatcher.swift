@@ -37,15 +37,15 @@ final class SpoolWatcher {
             throw e
         }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let fd = self.fd, newWatch = self.newWatch, jobsWatch = self.jobsWatch, rootWatch = self.rootWatch
+        let fd = self.fd, newWatch = self.newWatch, jobsWatch = self.jobsWatch, rootWatch = self.rootWatch, jobsPath = spool.jobs
         // One buffer for the watcher's life, never zero-filled: the kernel writes what it reads.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
         source.setEventHandler {
             // Several batches of events may be waiting; handled in one wake-up.
-            var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer)
+            var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, jobsPath: jobsPath)
             while !changes.isEmpty {
                 handler(changes)
-                changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer)
+                changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, jobsPath: jobsPath)
             }
         }
         source.setCancelHandler {
@@ -60,7 +60,8 @@ final class SpoolWatcher {
     /// Room for many events at once (each is 16 bytes and a padded name).
     private static let bufferSize = 64 * 1024
 
-    private static func drain(fd: Int32, newWatch: Int32, jobsWatch: Int32, rootWatch: Int32, buffer: UnsafeMutableRawBufferPointer) -> Changes {
+    private static func drain(fd: Int32, newWatch: Int32, jobsWatch: Int32, rootWatch: Int32, buffer: UnsafeMutableRawBufferPointer,
+                              jobsPath: String) -> Changes {
         var changes = Changes()
         while true {
             let n = read(fd, buffer.baseAddress!, buffer.count)
@@ -80,7 +81,12 @@ final class SpoolWatcher {
                 } else if wd == rootWatch {
                     if name == Spool.quietFile { changes.quietChanged = true }
                 } else if wd == jobsWatch {
-                    if mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { changes.jobs.append(.removed(name)) }
+                    if mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 {
+                        changes.jobs.append(.removed(name))
+                        // A document swapped in place (`herald edit`, renameat2 RENAME_EXCHANGE)
+                        // reports its name as moved away last: still there, it is taken in again.
+                        if JobFileName(parsing: name) != nil, FileSystem.exists(jobsPath + "/" + name) { changes.jobs.append(.added(name)) }
+                    }
                     if mask & UInt32(IN_MOVED_TO) != 0 { changes.jobs.append(.added(name)) }
                 }
             }

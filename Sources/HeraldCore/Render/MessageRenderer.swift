@@ -40,8 +40,9 @@ public struct MessageRenderer: Sendable {
         var body = TextSafety.stripControls(message.body.render(values)).trimmingSpaces
         if summary == body && (role == .reminder || role == .warning) { body = "" }
         if role == .warning, let target = occurrence.schedule.target(ofWarning: occurrence.occurrence) {
-            // "in 15 min: Dentist", counted from now (a warning shown late says the time really left).
-            summary = RelativeTime.phrase(target, now: max(now, occurrence.occurrence)) + ": " + summary
+            // "in 15 min: Dentist": from its own time when on time, else from now (the time really left).
+            let from = now - occurrence.occurrence < Self.lateThreshold ? occurrence.occurrence : now
+            summary = RelativeTime.phrase(target, now: from) + ": " + summary
         }
         // A late popup says so, unless the template placed {late} itself; a heads-up instead
         // tells the real minutes left.

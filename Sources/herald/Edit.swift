@@ -1,0 +1,190 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import HeraldCore
+
+extension Herald {
+    struct Reschedule: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reschedule",
+            abstract: "Move a pending job to another time (same id; warnings and repeats start over).",
+            discussion: """
+                A one-shot job (reminder, timer, delivery) moves to the new time, with its \
+                warnings and heads-up counted from there. A recurring job or habit starts its \
+                schedule again from the new time: nothing fires before it.
+
+                Examples:
+                  herald reschedule k3x9 --at 'tomorrow 9am'
+                  herald reschedule k3x9 --in 2h
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var when: WhenOptions
+
+        @Argument(help: "The job id (or a unique prefix).")
+        var id: String
+
+        func run() throws {
+            let ctx = try CLIContext.load(global)
+            let time = try when.resolve(ctx)
+            guard time > ctx.now else { throw CLIError.usage("\(ISO8601.format(time, in: ctx.zone)) is in the past: say a later time") }
+            let (name, job) = try ctx.takenIn(try ctx.findOne(id), doing: "reschedule")
+            var moved = job
+            moved.at = time
+            let next = try ctx.replace(name, with: moved, keepState: false)
+            var line = "Rescheduled \(name.id): "
+            if job.every.isEmpty {
+                line += job.kind == .delivery ? "arrives \(ctx.when(time))" : ctx.when(time)
+                if next.occurrence < time { line += ", first warning \(ctx.when(next.occurrence))" }
+            } else {
+                line += "from \(ctx.when(time)), next \(ctx.when(next.fireAt))"
+            }
+            say(line)
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "edit",
+            abstract: "Edit a pending job's file in your editor ($VISUAL, $EDITOR, else vi).",
+            discussion: """
+                As with 'crontab -e', the job is checked when you save and quit: a bad edit is \
+                refused with the reason and you are asked whether to edit it again; the job \
+                stays as it was until a good edit replaces it in one step. Quitting without \
+                saving, or an editor that fails, changes nothing. A change to when the job fires \
+                (at, every, warn, lead, timezone) starts its schedule over from now; a change to \
+                its text keeps its place (and a snooze).
+
+                The file is the job document (see the README's "Job file format"); its id stays.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "The job id (or a unique prefix).")
+        var id: String
+
+        func run() throws {
+            let ctx = try CLIContext.load(global)
+            let (name, job) = try ctx.takenIn(try ctx.findOne(id), doing: "edit")
+            let zone = job.zone(localZone: ctx.zone)
+            let original = JSONWriter.render(job.jsonValue(zone: zone), pretty: true) + "\n"
+            let dir = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let path = dir + "/herald-edit-\(name.id)-\(getpid()).json"
+            unlink(path)
+            do { try FileSystem.writeAtomically(Array(original.utf8), tmpPath: path + ".tmp", finalPath: path) } catch {
+                throw CLIError.failure("\(error)")
+            }
+            var keep = false
+            defer { if !keep { unlink(path) } }
+            while true {
+                try Self.runEditor(ctx.environment, path: path, id: name.id)
+                guard let edited = try? String(decoding: FileSystem.read(path, limit: Job.maximumFileSize + 1), as: UTF8.self) else {
+                    throw CLIError.failure("cannot read \(path) back; job \(name.id) unchanged")
+                }
+                if edited == original { say("No changes; job \(name.id) unchanged."); return }
+                do {
+                    let updated = try Self.check(edited, id: name.id, ctx)
+                    let keepState = updated.scheduleFields == job.scheduleFields
+                    guard let current = ctx.spool.findPending(name.id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)
+                        .first(where: { $0.id == name.id }), case .jobs(let now) = current.location else {
+                        keep = true
+                        throw CLIError.data("job \(name.id) finished or was cancelled while you edited it; nothing changed (your edit is in \(path))")
+                    }
+                    let next = try ctx.replace(now, with: updated, keepState: keepState)
+                    say("Updated \(name.id): next \(ctx.when(next.fireAt))")
+                    return
+                } catch let refusal as EditRefusal {
+                    writeAll(2, "herald: job \(name.id): \(refusal.reason)\n")
+                    writeAll(2, "Edit again? [y/N] ")
+                    let answer = readLine()?.trimmingSpaces.lowercased() ?? ""
+                    guard answer == "y" || answer == "yes" else {
+                        throw CLIError.data("edit abandoned; job \(name.id) unchanged")
+                    }
+                }
+            }
+        }
+
+        struct EditRefusal: Error { var reason: String }
+
+        /// The edited document, checked as heraldd would check it, with the same id.
+        static func check(_ text: String, id: String, _ ctx: CLIContext) throws -> Job {
+            var job: Job
+            do { job = try Job.decode(Data(text.utf8), localZone: ctx.zone) } catch {
+                throw EditRefusal(reason: error.description)
+            }
+            guard text.utf8.count <= Job.maximumFileSize else { throw EditRefusal(reason: "the job is larger than 64 KiB") }
+            if let newID = job.id, newID != id { throw EditRefusal(reason: "the id cannot change ('\(newID)' instead of '\(id)')") }
+            job.id = id
+            let schedule: JobSchedule
+            do { schedule = try JobSchedule(job, localZone: ctx.zone, defaultLead: ctx.config.lead) } catch {
+                throw EditRefusal(reason: error.description)
+            }
+            guard schedule.first(now: ctx.now) != nil else { throw EditRefusal(reason: "it never fires after now") }
+            if job.every.isEmpty, let at = job.at, at <= ctx.now {
+                throw EditRefusal(reason: "'at' \(ISO8601.format(at, in: ctx.zone)) is in the past")
+            }
+            return job
+        }
+
+        /// Runs the editor on `path` with the terminal, as git and crontab do (`sh -c '$EDITOR "$1"'`).
+        static func runEditor(_ environment: Environment, path: String, id: String) throws {
+            let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.trimmingSpaces.isEmpty } ?? "vi"
+            let argv = ["/bin/sh", "-c", editor + " \"$1\"", "sh", path]
+            let envp = environment.dictionary().map { $0.key + "=" + $0.value }
+            var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+            var cEnv: [UnsafeMutablePointer<CChar>?] = envp.map { strdup($0) } + [nil]
+            defer { (cArgs + cEnv).forEach { free($0) } }
+            var pid: pid_t = 0
+            let rc = posix_spawn(&pid, "/bin/sh", nil, nil, &cArgs, &cEnv)
+            guard rc == 0 else { throw CLIError.failure("cannot start the editor '\(editor)': \(String(cString: strerror(rc)))") }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            // Killed itself, or (through sh, which reports 128 + the signal) the editor it ran.
+            var signal = status & 0x7f
+            if signal == 0, (129...159).contains((status >> 8) & 0xff) { signal = ((status >> 8) & 0xff) - 128 }
+            if signal != 0 {
+                throw CLIError.failure("the editor '\(editor)' was killed (signal \(signal)); job \(id) unchanged")
+            }
+            let code = (status >> 8) & 0xff
+            if code != 0 { throw CLIError.failure("the editor '\(editor)' failed (exit \(code)); job \(id) unchanged") }
+        }
+    }
+}
+
+extension Job {
+    /// What decides when a job fires: a change to any of these starts its schedule over.
+    var scheduleFields: [String] {
+        [kind.rawValue, at.map { "\($0.microseconds)" } ?? "", every.joined(separator: "\n"), timezone ?? "",
+         lead.map { "\($0.microseconds)" } ?? "", warn.map { "\($0.microseconds)" }.joined(separator: ",")]
+    }
+}
+
+extension CLIContext {
+    /// The job's state and document, once heraldd has taken it in.
+    func takenIn(_ p: PendingJob, doing verb: String) throws -> (JobFileName, Job) {
+        guard case .jobs(let name) = p.location else {
+            throw CLIError.data("job '\(p.id)' has not been taken in by heraldd yet; start heraldd first, or \(verb) its file in \(spool.root)/\(p.path)")
+        }
+        guard let job = p.job else { throw CLIError.data("job '\(p.id)' cannot be read: \(p.problem ?? "unknown problem")") }
+        return (name, job)
+    }
+
+    /// Puts `job` in place of the pending `name`: at the same state when `keepState`, else at its
+    /// first firing from now. Returns the new state.
+    func replace(_ name: JobFileName, with job: Job, keepState: Bool) throws -> JobFileName {
+        let schedule: JobSchedule
+        do { schedule = try JobSchedule(job, localZone: zone, defaultLead: config.lead) } catch { throw CLIError.data("job '\(name.id)': \(error)") }
+        guard let first = schedule.first(now: now) else { throw CLIError.data("job '\(name.id)' would never fire after now") }
+        let next = keepState ? name : JobFileName(id: name.id, occurrence: first)
+        do { try spool.replace(name, with: job, zone: job.zone(localZone: zone), next: next) } catch {
+            throw CLIError.failure(error.isNotFound ? "job '\(name.id)' just changed (it fired?); nothing changed, try again" : "\(error)")
+        }
+        return next
+    }
+}
