@@ -18,7 +18,13 @@ extension Herald {
                 For a job that has already fired (a finished reminder, or a recurring job's \
                 latest occurrence), its last popup shows again SPAN from now. A job that has \
                 not fired yet fires SPAN later than planned. The default SPAN is the config's \
-                defaults.snooze (10m). Snoozes are kept in the spool and survive restarts.
+                defaults.snooze (10m). Instead of a span, a time may be given as for --at \
+                ('tomorrow 9am', 'teatime'; see 'herald when'). Snoozes are kept in the spool \
+                and survive restarts.
+
+                Examples:
+                  herald snooze k7f3 20m
+                  herald snooze k7f3 "tomorrow 9am"
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -26,13 +32,12 @@ extension Herald {
         @Argument(help: "The job id (or a unique prefix).")
         var id: String
 
-        @Argument(help: "How long: a span such as 10m (default: the config's defaults.snooze).")
-        var span: String?
+        @Argument(help: "How long: a span such as 10m, or until when: 'tomorrow 9am' (default: the config's defaults.snooze).")
+        var span: [String] = []
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            let length = try span.map { try parseSpan($0, option: "SPAN") } ?? ctx.config.snooze
-            guard length > .zero else { throw CLIError.usage("SPAN: '\(span ?? "")' must be longer than 0") }
+            let (length, until) = try span.isEmpty ? (ctx.config.snooze, nil) : Self.length(span.joined(separator: " "), ctx)
             let found = ctx.spool.findPending(id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)
             if found.count > 1 { throw CLIError.data("'\(id)' matches \(found.count) jobs: \(found.prefix(5).map(\.id).joined(separator: ", "))") }
             let from: String
@@ -50,12 +55,34 @@ extension Herald {
             } else {
                 throw CLIError.data("no pending or fired job '\(id)' (see 'herald list')")
             }
-            guard let target else { throw CLIError.data("job '\(id)' has nothing to snooze") }
+            guard var target else { throw CLIError.data("job '\(id)' has nothing to snooze") }
+            if let until {
+                guard until > target.occurrence else {
+                    throw CLIError.usage("'\(span.joined(separator: " "))' is before the job's own time \(ctx.when(target.occurrence)): use 'herald reschedule' to move it earlier")
+                }
+                target.snoozedUntil = until
+            }
             do { try FileSystem.move(from, to: ctx.spool.path(of: target)) } catch {
                 throw CLIError.failure(error.isNotFound ? "job '\(target.id)' just changed (it fired?); try again" : "\(error)")
             }
             say("Snoozed \(target.id): shows again \(ctx.when(target.fireAt))")
         }
+    }
+}
+
+extension Herald.Snooze {
+    /// A span (`20m`), else a time phrase (`tomorrow 9am`): how long, and until when for a phrase.
+    static func length(_ text: String, _ ctx: CLIContext) throws -> (Span, Instant?) {
+        if let span = try? TimeSpan.parse(text) {
+            guard span > .zero else { throw CLIError.usage("SPAN: '\(text)' must be longer than 0") }
+            return (span, nil)
+        }
+        let until: TimePhrase.Meaning
+        do { until = try TimePhrase.parse(text, now: ctx.now, zone: ctx.zone) } catch {
+            throw CLIError.usage("SPAN: '\(text)' is neither a span (10m, 1h 30min) nor a time: \(error.reason)")
+        }
+        guard until.instant > ctx.now else { throw CLIError.usage("SPAN: '\(text)' is not after now") }
+        return (until.instant - ctx.fromNow(.zero), until.instant)
     }
 }
 
