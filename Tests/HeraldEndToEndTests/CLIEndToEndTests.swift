@@ -7,8 +7,14 @@ struct CLIEndToEndTests {
     /// Each refusal names the value and the reason, exits 64 or 65, and writes nothing.
     @Test(arguments: [
         (["remind", "--in", "5x", "tea"], 64, "herald: --in: '5x' is not a time span: unknown unit 'x' (use us, ms, s, min, h, d, w, M, y)"),
-        (["remind", "--at", "25:99", "tea"], 64, "herald: --at: '25:99' is not a time: use ISO-8601 (2026-11-22T14:05) or HH:MM"),
-        (["remind", "--at", "2020-01-01T10:00Z", "tea"], 64, "herald: --at: 2020-01-01T11:00:00+01:00 is in the past"),
+        (["remind", "--at", "25:99", "tea"], 64, "herald: --at: '25:99' is not a time of day; use 00:00 to 23:59"),
+        (["remind", "--at", "2020-01-01T10:00Z", "tea"], 64, "herald: --at: '2020-01-01T10:00Z' means 2020-01-01T11:00:00+01:00, which is in the past"),
+        (["remind", "--at", "tomorrow fooday", "tea"], 64, "herald: --at: 'fooday' does not fit in 'tomorrow fooday'; try 'tomorrow 9am' or 'in 2 hours'"),
+        (["remind", "--in", "5m", "--warn", "1h,0", "tea"], 64, "herald: --warn: '0' is outside 1 second to 366 days"),
+        (["when", "teatime", "Mars/Olympus"], 64, "herald: 'Mars/Olympus' is not a known time zone (see /usr/share/zoneinfo)"),
+        (["reschedule", "nosuchjob", "--in", "5m"], 65, "herald: no pending job 'nosuchjob' (see 'herald list')"),
+        (["edit", "nosuchjob"], 65, "herald: no pending job 'nosuchjob' (see 'herald list')"),
+        (["snooze", "nosuchjob", "soonish"], 64, "herald: SPAN: 'soonish' is neither a span (10m, 1h 30min) nor a time: 'soonish' is not a time; try 'tomorrow 9am' or 'in 2 hours'"),
         (["remind", "--in", "5m"], 64, "herald: the reminder text is empty"),
         (["remind", "--in", "5m", "  "], 64, "herald: the reminder text is empty"),
         (["remind", "tea"], 64, "herald: say when: --at TIME or --in SPAN"),

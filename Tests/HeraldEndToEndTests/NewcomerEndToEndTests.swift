@@ -241,6 +241,9 @@ struct NewcomerEndToEndTests {
         #expect(contents("share/systemd/user/heraldd.service").contains("WantedBy=graphical-session.target"))
         #expect(contents("share/man/man1/herald.1").contains(".Dt HERALD 1"))
         #expect(contents("share/man/man1/herald.1").contains("doctor"))
+        // The grammar of time phrases, and the commands to change a job.
+        #expect(contents("share/man/man1/herald.1").contains("noon, midnight, teatime"))
+        #expect(contents("share/man/man1/herald.1").contains("reschedule") && contents("share/man/man1/herald.1").contains("edit"))
         #expect(contents("share/man/man1/heraldd.1").contains("probe"))
         #expect(contents("share/bash-completion/completions/herald").contains("doctor"))
         #expect(contents("share/bash-completion/completions/heraldd").contains("--notifier"))
