@@ -42,7 +42,7 @@ extension Herald {
                 let number = line.number
                 if job.id == nil { job.id = JobID.random(using: &rng) }
                 if !seen.insert(job.id!).inserted { problems.append("line \(number): id '\(job.id!)' appears twice") }
-                if job.every == nil, let at = job.at, at <= ctx.now {
+                if job.every.isEmpty, let at = job.at, at <= ctx.now {
                     problems.append("line \(number): 'at' \(ISO8601.format(at, in: ctx.zone)) is in the past")
                 }
                 lines.append(job.encoded(zone: ctx.zone))
