@@ -73,7 +73,7 @@ order-file: release
 	rm -f .build/release/herald
 	$(SWIFT) build $(RELEASE_FLAGS) --product herald
 
-## Fuzz the job decoder, span parser and calendar parser for FUZZ_SECONDS (a short seeded
+## Fuzz the job decoder, span parser, calendar parser and time phrases for FUZZ_SECONDS (a short seeded
 ## run is part of `make test`). A crash saves its input to fuzz-crash-<target>.bin.
 fuzz: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product herald-fuzz

@@ -10,7 +10,7 @@ import Foundation
 /// each run checks that the parser neither crashes nor breaks its round-trip properties.
 public struct Fuzzer {
     public enum Target: String, CaseIterable, Sendable {
-        case job, span, calendar
+        case job, span, calendar, phrase
     }
 
     /// A property that failed (a crash ends the process instead).
@@ -72,6 +72,13 @@ public struct Fuzzer {
                 if next <= t { throw Finding(target: target, input: input, problem: "elapse \(next) is not after \(t)") }
                 t = next
             }
+        case .phrase:
+            // Any answer is in the zone's reach and not before the current minute.
+            let now = Instant(seconds: 1_795_352_730)
+            guard let meaning = try? TimePhrase.parse(text, now: now, zone: .utc) else { return }
+            if meaning.instant < now - .seconds(60) {
+                throw Finding(target: target, input: input, problem: "'\(text)' means \(meaning.instant), before now")
+            }
         }
     }
 
@@ -123,6 +130,10 @@ public struct Fuzzer {
             return ["daily", "Mon..Fri 09:00", "Sat,Sun 10:00 Europe/Berlin", "*-*-* 09..17:00/30", "*:0/15", "*:*:0/5",
                     "*-*~1", "*-02~3", "*-1/2-01", "2026-*-01/10 12:00", "quarterly UTC", "@1800000000", "Tue..Thu,Sun 07:15:30.5",
                     "*-*-* 01,02:00/20", "*:*:0/10.5", "monthly Asia/Kolkata", "Mon *-*-1..7 09:00"]
+        case .phrase:
+            return ["teatime tomorrow", "4pm + 3 days", "10am Jul 31", "now + 15 min", "next friday 17:00", "in 1h 30min",
+                    "12/25/27", "25.12.2027", "2027-12-25", "12252027", "9am Europe/London", "noon UTC", "2026-12-24T09:00",
+                    "midnight", "9h30", "Jan 31 + 1 month", "Feb 29", "in 2 hours and 5 min"]
         }
     }
 
@@ -131,6 +142,7 @@ public struct Fuzzer {
         case .job: return ["null", "true", "false", "1e309", "-0", "\"\\u0000\"", "[]", "{}", "\"every\":\"x\"", "\"lead\":\"-1s\"", "99999999999999999999", "\"\\ud800\"", "[[[[[[[[", "\"kind\":\"habit\""]
         case .span: return ["infinity", "-", "..", "µs", "μs", "month", "y", "99999999999999", ".", " ", "e9"]
         case .calendar: return ["..", "~", "/", "*", ",", ":", "Mon", "sunday", "UTC", " Europe/Berlin", "2199", "1969", "60", "99999999999", "@", ".999999999", "-", " "]
+        case .phrase: return [" + ", " - ", "99999999", " years", " hours", "next ", "am", "pm", " tomorrow", "sep", "/", ".", ":", "24", " in ", " Asia/Tokyo", "0000"]
         }
     }
 }

@@ -16,8 +16,9 @@ extension Herald {
             abstract: "Move a pending job to another time (same id; warnings and repeats start over).",
             discussion: """
                 A one-shot job (reminder, timer, delivery) moves to the new time, with its \
-                warnings and heads-up counted from there. A recurring job or habit starts its \
-                schedule again from the new time: nothing fires before it.
+                warnings and heads-up counted from there (a warning whose time has passed is \
+                shown at once, the latest only). A recurring job or habit starts its schedule \
+                again from the new time: its first occurrence is the first at or after it.
 
                 Examples:
                   herald reschedule k3x9 --at 'tomorrow 9am'
@@ -88,16 +89,22 @@ extension Herald {
                     throw CLIError.failure("cannot read \(path) back; job \(name.id) unchanged")
                 }
                 if edited == original { say("No changes; job \(name.id) unchanged."); return }
+                // The clock and the job as they are now, after the editor.
+                let after = try CLIContext.load(global)
                 do {
-                    let updated = try Self.check(edited, id: name.id, ctx)
+                    let updated = try Self.check(edited, id: name.id, after)
                     let keepState = updated.scheduleFields == job.scheduleFields
-                    guard let current = ctx.spool.findPending(name.id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)
-                        .first(where: { $0.id == name.id }), case .jobs(let now) = current.location else {
+                    guard let current = after.spool.findPending(name.id, defaultLead: after.config.lead, localZone: after.zone, now: after.now)
+                        .first(where: { $0.id == name.id }), case .jobs(let state) = current.location else {
                         keep = true
                         throw CLIError.data("job \(name.id) finished or was cancelled while you edited it; nothing changed (your edit is in \(path))")
                     }
-                    let next = try ctx.replace(now, with: updated, keepState: keepState)
-                    say("Updated \(name.id): next \(ctx.when(next.fireAt))")
+                    guard current.job == job else {
+                        keep = true
+                        throw CLIError.data("job \(name.id) was changed by someone else while you edited it; nothing changed (your edit is in \(path))")
+                    }
+                    let next = try after.replace(state, with: updated, keepState: keepState)
+                    say("Updated \(name.id): next \(after.when(next.fireAt))")
                     return
                 } catch let refusal as EditRefusal {
                     writeAll(2, "herald: job \(name.id): \(refusal.reason)\n")
@@ -140,8 +147,21 @@ extension Herald {
             var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
             var cEnv: [UnsafeMutablePointer<CChar>?] = envp.map { strdup($0) } + [nil]
             defer { (cArgs + cEnv).forEach { free($0) } }
+            // As system(3) does: Ctrl-C and Ctrl-\ go to the editor, not to herald, which must
+            // live to clean up; the editor gets their default actions back.
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            sigaddset(&defaults, SIGINT)
+            sigaddset(&defaults, SIGQUIT)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+            let oldInt = signal(SIGINT, SIG_IGN), oldQuit = signal(SIGQUIT, SIG_IGN)
+            defer { signal(SIGINT, oldInt); signal(SIGQUIT, oldQuit) }
             var pid: pid_t = 0
-            let rc = posix_spawn(&pid, "/bin/sh", nil, nil, &cArgs, &cEnv)
+            let rc = posix_spawn(&pid, "/bin/sh", nil, &attributes, &cArgs, &cEnv)
             guard rc == 0 else { throw CLIError.failure("cannot start the editor '\(editor)': \(String(cString: strerror(rc)))") }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -183,7 +203,12 @@ extension CLIContext {
         guard let first = schedule.first(now: now) else { throw CLIError.data("job '\(name.id)' would never fire after now") }
         let next = keepState ? name : JobFileName(id: name.id, occurrence: first)
         do { try spool.replace(name, with: job, zone: job.zone(localZone: zone), next: next) } catch {
-            throw CLIError.failure(error.isNotFound ? "job '\(name.id)' just changed (it fired?); nothing changed, try again" : "\(error)")
+            switch error {
+            case .changed: throw CLIError.failure("job '\(name.id)' just changed (it fired?); nothing changed, try again")
+            case .firedDuringChange:
+                throw CLIError.failure("job '\(name.id)' fired while it was being changed: the new version is in place, but its next time was set from the old one; see 'herald show \(name.id)'")
+            case .failed(let e): throw CLIError.failure("\(e)")
+            }
         }
         return next
     }

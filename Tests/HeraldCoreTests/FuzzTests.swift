@@ -15,6 +15,7 @@ struct FuzzTests {
             case .job: if (try? Job.decode(Data(input))) != nil { accepted += 1 }
             case .span: if (try? TimeSpan.parse(text)) != nil { accepted += 1 }
             case .calendar: if (try? CalendarEvent.parse(text)) != nil { accepted += 1 }
+            case .phrase: if (try? TimePhrase.parse(text, now: Instant(seconds: 1_795_352_730), zone: .utc)) != nil { accepted += 1 }
             }
         }
         try fuzzer.run(iterations: 4000)

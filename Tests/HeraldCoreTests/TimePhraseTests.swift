@@ -102,6 +102,19 @@ struct TimePhraseTests {
         #expect(throws: TimePhrase.Failure.self) { try means("25:00", at: monday) }
         #expect(throws: TimePhrase.Failure.self) { try means("now +", at: monday) }
         #expect(throws: TimePhrase.Failure.self) { try means("in 3 parsecs", at: monday) }
+        let far = #expect(throws: TimePhrase.Failure.self) { try means("now + 99999999 years", at: monday) }
+        #expect(far?.reason == "'now + 99999999 years' is beyond the year 9999")
+        #expect(throws: TimePhrase.Failure.self) { try means("now + 99999999 hours + 99999999 hours", at: monday) }
+        #expect(throws: TimePhrase.Failure.self) { try means("now + 999999999 min", at: monday) }
+    }
+
+    /// In New York's repeated hour, 01:30 happens twice: `now` is the real instant, whichever pass it is.
+    @Test func nowRelativePhrasesCountFromTheRealInstantInARepeatedHour() throws {
+        let secondPass = ISO8601.parseInstant("2027-11-07T06:30:00Z")!  // 01:30 EST, after 01:30 EDT
+        #expect(try TimePhrase.parse("now", now: secondPass, zone: Self.newYork).instant == secondPass)
+        #expect(try TimePhrase.parse("now + 15 min", now: secondPass, zone: Self.newYork).instant == secondPass + .minutes(15))
+        #expect(try TimePhrase.parse("in 2 hours", now: secondPass, zone: Self.newYork).instant == secondPass + .minutes(120))
+        #expect(try TimePhrase.parse("next hour", now: secondPass, zone: Self.newYork).instant == secondPass + .minutes(60))
     }
 
     @Test func phrasesWithoutATimeKeepTheSecondsAndOnesWithATimeDoNot() throws {
@@ -171,6 +184,44 @@ struct JobWarningScheduleTests {
         #expect(s.role(of: at - .minutes(60)) == .headsUp && s.role(of: at) == .arrival)
         let byDefault = try JobSchedule(Job(kind: .delivery, at: at, warn: [.minutes(60)]), localZone: .utc, defaultLead: .minutes(5))
         #expect(byDefault.warnings == [.minutes(60), .minutes(5)])
+    }
+
+    @Test func aWarningSnoozedPastItsEventDoesNotLoseTheEvent() throws {
+        var job = Job(kind: .reminder, text: "Stand-up", warn: [.minutes(15)])
+        job.every = ["*-*-* 10:00"]
+        let s = try JobSchedule(job, localZone: .utc)
+        let event = ISO8601.parseInstant("2026-11-23T10:00:00Z")!
+        // The 09:45 warning was snoozed to 10:20 and shown then: the 10:00 event comes next (late).
+        #expect(s.next(after: event - .minutes(15), now: event + .minutes(20)) == event)
+        // Shown on time, the warning is followed by its event as usual; the event by tomorrow's warning.
+        #expect(s.next(after: event - .minutes(15), now: event - .minutes(15)) == event)
+        #expect(s.next(after: event, now: event) == event + .minutes(24 * 60 - 15))
+    }
+
+    @Test func aLateWarningWithItsEventAheadIsStillNews() throws {
+        let at = t0 + .minutes(24 * 60)
+        let job = Job(kind: .reminder, at: at, text: "Dentist", warn: [.minutes(24 * 60)])
+        let s = try JobSchedule(job, localZone: .utc)
+        let warning = DueOccurrence(job: job, schedule: s, name: JobFileName(id: "d", occurrence: t0))
+        #expect(Engine.stillAhead(warning, now: t0 + .minutes(300)))
+        #expect(!Engine.stillAhead(warning, now: at + .minutes(1)))
+        let main = DueOccurrence(job: job, schedule: s, name: JobFileName(id: "d", occurrence: at))
+        #expect(!Engine.stillAhead(main, now: at + .minutes(300)))
+    }
+
+    @Test func aHabitWarningIsJudgedByTheDayOfItsReminder() throws {
+        var job = Job(kind: .habit, title: "Run", warn: [.minutes(60 * 18)])  // 18:00 the day before
+        job.every = ["*-*-* 12:00"]
+        let s = try JobSchedule(job, localZone: .utc)
+        let warning = ISO8601.parseInstant("2026-11-23T18:00:00Z")!
+        #expect(s.role(of: warning) == .warning)
+        let today = LocalDate(year: 2026, month: 11, day: 23)
+        let occurrence = { (days: Set<LocalDate>) in
+            DueOccurrence(job: job, schedule: s, name: JobFileName(id: "run", occurrence: warning),
+                          habitLog: HabitLog.Contents(days: days, problems: []))
+        }
+        #expect(job.kind.rules.skipReason(occurrence([today]), now: warning) == nil)  // it warns of tomorrow
+        #expect(job.kind.rules.skipReason(occurrence([today.adding(days: 1)]), now: warning) != nil)  // done ahead
     }
 
     @Test func warnAndEveryListsAreDecodedCheckedAndWrittenBack() throws {

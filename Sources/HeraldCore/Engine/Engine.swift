@@ -217,6 +217,7 @@ public struct Engine: Sendable {
 
     mutating func forget(_ id: String) {
         gathering.remove(id)
+        held.removeAll { $0.name.id == id }  // changed from outside: held again if it comes back
         current.removeValue(forKey: id)
         prefetched.removeValue(forKey: id)
         scheduler.remove(id)

@@ -79,7 +79,14 @@ public struct JobSchedule: Sendable {
     /// The firing after `previous` fired at `now`, or nil when the job is finished. Firings
     /// missed meanwhile are not repeated, except a one-shot job's main time.
     public func next(after previous: Instant, now: Instant) -> Instant? {
-        if isRecurring { return firing(after: max(previous, now)) }
+        if isRecurring {
+            let next = firing(after: max(previous, now))
+            // A warning snoozed past its event must not skip the event: it comes next, late if need be.
+            if !warnings.isEmpty, !isMain(previous), let target = target(ofWarning: previous), target <= now {
+                return target
+            }
+            return next
+        }
         guard let at = job.at, previous < at else { return nil }
         let pending = warnings.map { at - $0 }.filter { $0 > previous && $0 > now }
         return pending.min() ?? at

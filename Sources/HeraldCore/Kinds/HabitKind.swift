@@ -10,7 +10,9 @@ enum HabitKind: JobKindRules {
 
     /// Done for the day: quiet until the next day's first reminder.
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? {
-        let day = LocalDate(occurrence.occurrence, in: occurrence.schedule.zone)
+        // A warning is judged by the day of the reminder it warns of.
+        let instant = occurrence.role == .warning ? occurrence.schedule.target(ofWarning: occurrence.occurrence) ?? occurrence.occurrence : occurrence.occurrence
+        let day = LocalDate(instant, in: occurrence.schedule.zone)
         guard occurrence.habitLog?.days.contains(day) ?? false else { return nil }
         return Skip(note: "done for the day",
                     resumeAfter: day.adding(days: 1).start(in: occurrence.schedule.zone) - Span(microseconds: 1))

@@ -54,7 +54,8 @@ public enum TimePhrase {
         } catch {
             // `in 1h30m`, `in 1 h 30 min`: a span as `--in` takes it.
             if words.count > 1, words[0].lowercased() == "in",
-               let span = try? TimeSpan.parse(words.dropFirst().joined(separator: " ")), span > .zero {
+               let span = try? TimeSpan.parse(words.dropFirst().joined(separator: " ")), span > .zero,
+               span < Span.seconds(1000 * 366 * 86_400) {
                 return Meaning(instant: now + span, zone: readZone)
             }
             throw error
@@ -291,7 +292,7 @@ public enum TimePhrase {
         mutating func amount(sign: Int) throws(Failure) -> Bool {
             guard case .number(let digits)? = peek else { return false }
             let t = peek!
-            guard digits.count <= 9, let n = Int(digits) else { throw Failure("'\(digits)' is too large an amount") }
+            guard digits.count <= 8, let n = Int(digits) else { throw Failure("'\(digits)' is too large an amount") }
             k += 1
             guard case .word(let w)? = peek, let u = unit(w) else {
                 throw unfit(peek ?? t, "say what '\(digits)' counts: minutes, hours, days, weeks, months or years")
@@ -480,7 +481,9 @@ public enum TimePhrase {
             case nil: break
             }
             // Increments: minutes and hours are elapsed time; days and longer keep the wall time.
-            var exact: Instant? = nil
+            // Counted from `now` itself when no time or date is given (its wall time may be the
+            // second pass of an autumn hour, which the civil time alone cannot say).
+            var exact: Instant? = clock == nil && date == nil ? nowInstant : nil
             var datesMoved = false
             for (n, unit) in increments {
                 switch unit {
@@ -502,6 +505,8 @@ public enum TimePhrase {
                     exact = nil
                     datesMoved = true
                 }
+                // Kept within the years an instant can hold (and a calendar means anything in).
+                guard (1...9999).contains(c.year) else { throw Failure("'\(phrase)' is beyond the year 9999") }
             }
             let timeOnly = clock != nil && date == nil && !datesMoved
             if timeOnly, c.day == today.day, (c.hour, c.minute, c.second) <= (today.hour, today.minute, today.second) {
