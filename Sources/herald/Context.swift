@@ -128,6 +128,15 @@ struct WhenOptions: ParsableArguments {
 }
 
 extension CLIContext {
+    /// `--from` on `next` and `when`: an ISO-8601 time (a bare date is its midnight), else now.
+    func from(_ text: String?) throws -> Instant {
+        guard let text else { return now }
+        guard let t = TimeInput.parse(text, now: now, zone: zone) else {
+            throw CLIError.usage("--from: '\(text)' is not a time: use ISO-8601 (2026-11-22T14:05 or 2026-11-22)")
+        }
+        return t
+    }
+
     /// Reads a time phrase given to `option`, refusing it with exit 64 and the reason.
     func phrase(_ text: String, option: String, from base: Instant? = nil) throws -> TimePhrase.Meaning {
         do { return try TimePhrase.parse(text, now: base ?? now, zone: zone) } catch {

@@ -151,7 +151,7 @@ func parseWarnings(_ text: String?) throws -> [Span] {
     var spans: [Span] = []
     for part in text.split(separator: ",", omittingEmptySubsequences: false) {
         let span = try parseSpan(String(part).trimmingSpaces, option: "--warn")
-        guard span >= .seconds(1), span <= .seconds(366 * 86_400) else {
+        guard Job.warningRange.contains(span) else {
             throw CLIError.usage("--warn: '\(String(part).trimmingSpaces)' is outside 1 second to 366 days")
         }
         if !spans.contains(span) { spans.append(span) }

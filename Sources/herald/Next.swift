@@ -36,13 +36,7 @@ extension Herald {
         func run() throws {
             let ctx = try CLIContext.load(global)
             let event = try ctx.calendar(expression, option: "")
-            var start = ctx.now
-            if let from {
-                guard let t = TimeInput.parse(from, now: ctx.now, zone: ctx.zone) else {
-                    throw CLIError.usage("--from: '\(from)' is not a time: use ISO-8601 (2026-11-22T14:05 or 2026-11-22)")
-                }
-                start = t
-            }
+            let start = try ctx.from(from)
             let zone: TimeZoneRules
             switch event.zone {
             case .utc: zone = .utc

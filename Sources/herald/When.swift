@@ -50,13 +50,7 @@ extension Herald {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            var base = ctx.now
-            if let from {
-                guard let t = TimeInput.parse(from, now: ctx.now, zone: ctx.zone) else {
-                    throw CLIError.usage("--from: '\(from)' is not a time: use ISO-8601 (2026-11-22T14:05 or 2026-11-22)")
-                }
-                base = t
-            }
+            let base = try ctx.from(from)
             let text = phrase.joined(separator: " ")
             let meaning = try ctx.phrase(text, option: "", from: base)
             let local = ISO8601.format(meaning.instant, in: meaning.zone)

@@ -77,6 +77,26 @@ struct TimePhraseEndToEndTests {
         #expect(past.status == 64 && past.stderr.contains("in the past"), "\(past.stderr)")
     }
 
+    @Test func warnAndSeveralSchedulesOnEveryCommandThatMakesAJob() throws {
+        let scene = try Scene(server: false)
+        let habit = try scene.herald("habit", "add", "Water", "--every", "09:00", "--every", "15:00", "--warn", "10m")
+        #expect(habit.status == 0 && habit.stdout.contains("*-*-* 09:00:00; *-*-* 15:00:00"), "\(habit.stdout)\(habit.stderr)")
+        let show = try scene.herald("habit", "show", "Water")
+        #expect(show.stdout.contains("every:    09:00  (*-*-* 09:00:00)\n          15:00  (*-*-* 15:00:00)\n"), "\(show.stdout)")
+        #expect(show.stdout.contains("warn:     10min ahead"))
+        let delivery = try scene.herald("deliver", "--at", "now + 2 hours", "--warn", "1h", "--lead", "15m", "--name", "A",
+                                        "--address", "B", "--id", "box")
+        #expect(delivery.status == 0, "\(delivery.stderr)")
+        let headsUps = try #require(delivery.stdout.split(separator: "heads-ups ").last)
+        #expect(headsUps.split(separator: ",").count == 2, "\(delivery.stdout)")  // an hour before, and the lead
+        #expect(try scene.herald("timer", "30m", "--warn", "10m", "Tea").status == 0)
+        #expect(scene.files("new").contains { scene.read("new/" + $0).contains(#""warn":["10min"]"#) })
+        // Made 30 minutes ahead with a 1-hour warning: the warning shows at once, and is listed as one.
+        #expect(try scene.herald("remind", "--in", "30m", "--warn", "1h", "--id", "soon", "Soon").status == 0)
+        #expect(try scene.herald("list").stdout.contains("reminder/warning"))
+        #expect(try scene.herald("list", "--json").stdout.contains(#""role": "warning""#))
+    }
+
     /// An editor script: `body` runs with the file as $1.
     func editor(_ scene: Scene, _ name: String, _ body: String) throws -> String {
         let path = scene.directory + "/" + name

@@ -164,7 +164,7 @@ extension Job {
             do { span = try TimeSpan.parse(text) } catch {
                 throw JobError("field 'warn' holds a value that is not a time span", value: entry.snippet(), detail: error.description)
             }
-            guard span >= .seconds(1), span <= .seconds(366 * 86_400) else {
+            guard warningRange.contains(span) else {
                 throw JobError("field 'warn' holds a span outside 1 second to 366 days", value: entry.snippet())
             }
             if !spans.contains(span) { spans.append(span) }

@@ -20,15 +20,22 @@ extension Job {
 
     /// What the occurrence at `instant` is; the calendars are read only for a job with warnings.
     public func role(of instant: Instant, localZone: TimeZoneRules, defaultLead: Span = .zero) -> OccurrenceRole {
-        if kind == .delivery { return at.map { instant < $0 } == true ? .headsUp : .arrival }
+        if kind == .delivery { return deliveryRole(of: instant) }
         guard !warn.isEmpty, let schedule = try? JobSchedule(self, localZone: localZone, defaultLead: defaultLead) else {
             return kind == .habit ? .habit : .reminder
         }
         return schedule.role(of: instant)
     }
 
+    /// A delivery's firings: heads-ups before its arrival, then the arrival.
+    func deliveryRole(of instant: Instant) -> OccurrenceRole {
+        at.map { instant < $0 } == true ? .headsUp : .arrival
+    }
+
     /// The most warnings a job may have.
     public static let maximumWarnings = 8
+    /// How far ahead a warning may be.
+    public static let warningRange = Span.seconds(1)...Span.seconds(366 * 86_400)
     /// The most schedules (`every` entries) a job may have.
     public static let maximumSchedules = 16
 }
@@ -121,8 +128,7 @@ public struct JobSchedule: Sendable {
     public func role(of instant: Instant) -> OccurrenceRole {
         switch job.kind {
         case .delivery:
-            if let at = job.at, instant < at { return .headsUp }
-            return .arrival
+            return job.deliveryRole(of: instant)
         case .reminder, .habit:
             let main: OccurrenceRole = job.kind == .habit ? .habit : .reminder
             if warnings.isEmpty || isMain(instant) { return main }
