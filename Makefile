@@ -28,7 +28,7 @@ GENERATED = .build/generated
 FUZZ_SECONDS ?= 120
 FUZZ_SEED ?= $(shell date +%s)
 
-.PHONY: all build release test run install install-built uninstall deps test-deps clean fuzz bench order-file man completions screenshot compat
+.PHONY: all build release test run install install-built uninstall deps test-deps clean fuzz bench order-file man completions screenshot habit-screenshot compat
 
 all: build
 
@@ -95,7 +95,7 @@ install: release
 
 ## Generate the man pages and completions from BUILD_DIR's binaries into .build/generated.
 man completions: $(GENERATE_MANUAL)
-	@test -x $(BUILD_DIR)/herald -a -x $(BUILD_DIR)/heraldd || { echo "no herald/heraldd in $(BUILD_DIR): build first" >&2; exit 1; }
+	@test -x $(BUILD_DIR)/herald -a -x $(BUILD_DIR)/heraldd -a -x $(BUILD_DIR)/herald-loop-db || { echo "no herald/heraldd in $(BUILD_DIR): build first" >&2; exit 1; }
 	rm -rf $(GENERATED) && mkdir -p $(GENERATED)/man $(GENERATED)/completions
 	$(GENERATE_MANUAL) $(BUILD_DIR)/herald --authors "Herald's authors" -o $(GENERATED)/man
 	$(GENERATE_MANUAL) $(BUILD_DIR)/heraldd --authors "Herald's authors" -o $(GENERATED)/man
@@ -111,7 +111,7 @@ $(GENERATE_MANUAL):
 ## Install what BUILD_DIR already holds (no build of herald itself).
 install-built: man
 	install -d $(BINDIR) $(UNITDIR) $(SHAREDIR) $(APPDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
-	install -m 0755 $(BUILD_DIR)/herald $(BUILD_DIR)/heraldd $(BINDIR)/
+	install -m 0755 $(BUILD_DIR)/herald $(BUILD_DIR)/heraldd $(BUILD_DIR)/herald-loop-db $(BINDIR)/
 	sed 's|%h/.local/bin/heraldd|$(PREFIX)/bin/heraldd|' systemd/heraldd.service > $(UNITDIR)/heraldd.service
 	chmod 0644 $(UNITDIR)/heraldd.service
 	install -m 0644 config/config.yaml $(SHAREDIR)/config.yaml.example
@@ -127,7 +127,7 @@ install-built: man
 ## Remove exactly what `make install` put under PREFIX (and directories left empty by that).
 ## Your spool (~/.local/state/herald) and configuration (~/.config/herald) stay.
 uninstall:
-	rm -f $(BINDIR)/herald $(BINDIR)/heraldd $(UNITDIR)/heraldd.service $(APPDIR)/herald.desktop
+	rm -f $(BINDIR)/herald $(BINDIR)/heraldd $(BINDIR)/herald-loop-db $(UNITDIR)/heraldd.service $(APPDIR)/herald.desktop
 	rm -f $(SHAREDIR)/config.yaml.example $(SHAREDIR)/job-v1.schema.json
 	rm -f $(MANDIR)/herald.1 $(MANDIR)/heraldd.1
 	rm -f $(BASHDIR)/herald $(BASHDIR)/heraldd $(ZSHDIR)/_herald $(ZSHDIR)/_heraldd $(FISHDIR)/herald.fish $(FISHDIR)/heraldd.fish
@@ -141,6 +141,10 @@ uninstall:
 ## Popups on a virtual screen (Xvfb + dunst on a private bus) saved to docs/screenshot.png.
 screenshot: release
 	BIN=.build/release scripts/screenshot.sh docs/screenshot.png
+
+## `herald habit show` in colour, rendered to docs/habit-show.png for the README.
+habit-screenshot: build
+	scripts/habit-screenshot.sh .build/debug docs/habit-show.png
 
 clean:
 	rm -rf .build

@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-fuzz", targets: ["herald-fuzz"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
+        .executable(name: "herald-loop-db", targets: ["herald-loop-db"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -71,6 +73,8 @@ let package = Package(
                                            "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims"],
                                           .when(configuration: .release))]
         ),
+        // Reads Loop Habit Tracker backups for `herald habit import` (SQLite through GRDB).
+        .executableTarget(name: "herald-loop-db", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
         .executableTarget(name: "herald-fuzz", dependencies: ["HeraldFuzz"]),
         // The private bus, notify socket and process helpers of herald-bench and the end-to-end tests.

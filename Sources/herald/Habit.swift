@@ -13,18 +13,27 @@ extension Herald {
     struct HabitCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "habit",
-            abstract: "Habits: recurring reminders with Done and Snooze buttons, totals and streaks.",
+            abstract: "Habits: reminders with Done and Snooze, targets, streaks and strength, as Loop Habit Tracker keeps them.",
             discussion: """
-                A habit reminds you on its calendar schedule until you mark the day done (the \
-                popup's Done button, or 'herald habit done'); then it stays quiet for the rest of \
-                that day. A streak counts the scheduled days done in a row.
+                A habit reminds you at its times (--every) until the day is done (the popup's \
+                Done button, or 'herald habit done'). With --times 3/week it reminds until the \
+                week's target is met, then stays quiet until the next week. A measurable habit \
+                (--target 8 --unit glasses) counts an amount: its popup shows "5 of 8 glasses" \
+                and a +1 button. Skipped and paused days neither break nor extend a streak. The \
+                strength score is Loop Habit Tracker's.
 
                 Examples:
-                  herald habit add "Drink water" --every "*-*-* 09..17:00" --icon water
-                  herald habit done "Drink water"
-                  herald habit list
+                  herald habit add "Drink water" --every "*-*-* 09..17:00" --target 8 --unit glasses
+                  herald habit add Gym --times 3/week --every 18:00
+                  herald habit done "Drink water" 2
+                  herald habit skip Gym
+                  herald habit show Gym
+                  herald habit stats
+                  herald habit export --csv ~/loop-export
+                  herald habit import "Loop Habits Backup 2026-11-20 101500.db"
                 """,
-            subcommands: [Add.self, Done.self, Undo.self, List.self, Show.self, Remove.self])
+            subcommands: [Add.self, Done.self, Undo.self, Skip.self, Pause.self, Resume.self, List.self, Show.self, Stats.self,
+                          Export.self, Import.self, Remove.self])
     }
 }
 
@@ -35,9 +44,22 @@ extension Herald.HabitCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: ArgumentHelp("When to remind: a calendar expression such as 'daily', 'Mon..Fri 09:00'. Give it again for more times ('--every 09:00 --every 15:00').",
+        @Option(help: ArgumentHelp("When to remind: a calendar expression such as '09:00', 'Mon..Fri 09:00'. Give it again for more times ('--every 09:00 --every 15:00'). Default: 09:00 every day.",
                                    valueName: "expression"))
         var every: [String] = []
+
+        @Option(help: ArgumentHelp("A target without fixed days: 3/week, 10/month, 1/3days (every 3 days). Reminders stop once the period's target is met.",
+                                   valueName: "N/period"))
+        var times: String?
+
+        @Option(help: ArgumentHelp("Make it measurable: the amount to reach each day (or each --times period), such as 8.", valueName: "amount"))
+        var target: String?
+
+        @Option(help: ArgumentHelp("The unit of a measurable habit's amount, such as glasses or km.", valueName: "unit"))
+        var unit: String?
+
+        @Flag(help: "The target is a limit: at most that amount (default: at least).")
+        var atMost = false
 
         @Option(help: ArgumentHelp("Warn ahead of each reminder: spans such as 15m or 1h,15m.", valueName: "spans"))
         var warn: String?
@@ -53,22 +75,45 @@ extension Herald.HabitCommand {
             guard !title.isEmpty else { throw CLIError.usage("the habit name is empty") }
             let icon = try icon.map(validateIcon)
             let ctx = try CLIContext.load(global)
-            guard !every.isEmpty else { throw CLIError.usage("say when to remind: --every EXPRESSION (such as 'daily' or 'Mon..Fri 09:00')") }
+            let every = self.every.isEmpty ? ["*-*-* 09:00"] : self.every
             let calendars = try every.map { try ctx.calendar($0, option: "--every") }
+            var frequency: HabitFrequency?
+            if let times {
+                do { frequency = try HabitFrequency.parse(times) } catch { throw CLIError.usage("--times: \(error)") }
+                if frequency == .daily { frequency = nil }
+            }
+            var goal: HabitTarget?
+            if let target {
+                guard let amount = Double(target.trimmingSpaces), amount.isFinite, amount > 0, amount <= 1_000_000 else {
+                    throw CLIError.usage("--target: '\(target)' is not a number above 0 and at most 1000000")
+                }
+                let unit = (unit ?? "").trimmingSpaces
+                guard unit.count <= 32 else { throw CLIError.usage("--unit: '\(unit)' is longer than 32 characters") }
+                goal = HabitTarget(amount: amount, unit: unit, kind: atMost ? .atMost : .atLeast)
+                if let f = frequency, f.count != 1 {
+                    throw CLIError.usage("--times: a measurable habit counts its amount once per period: write 1/week, not \(f)")
+                }
+            } else if unit != nil || atMost {
+                throw CLIError.usage("--unit and --at-most are for measurable habits: add --target AMOUNT")
+            }
             let warnings = try parseWarnings(warn)
             let pending = ctx.pendingJobs()
             if let existing = pending.first(where: { $0.job?.kind == .habit && $0.job?.title?.lowercased() == title.lowercased() }) {
                 throw CLIError.data("a habit named '\(title)' already exists (id \(existing.id))")
             }
             // No timezone: the habit follows the local zone, also after it changes.
-            var job = Job(kind: .habit, id: HabitNames.freeID(for: title, taken: Set(pending.map(\.id))), title: title, icon: icon,
+            var job = Job(kind: .habit, id: ctx.freeHabitID(for: title, pending: pending), title: title, icon: icon,
                           warn: warnings)
             job.every = every
+            job.times = frequency
+            job.target = goal
             guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now) else {
                 throw CLIError.data("--every: '\(every.joined(separator: "', '"))' never elapses after now")
             }
             try ctx.submit(job)
-            say("Habit '\(title)' (\(job.id!)): \(calendars.map(\.description).joined(separator: "; ")), first reminder \(ctx.when(first))")
+            let goalText = [frequency?.phrase, goal?.phrase].compactMap { $0 }.joined(separator: ", ")
+            say("Habit '\(title)' (\(job.id!)): " + (goalText.isEmpty ? "" : goalText + "; reminders ")
+                + "\(calendars.map(\.description).joined(separator: "; ")), first reminder \(ctx.when(first))")
         }
     }
 
@@ -95,48 +140,128 @@ extension Herald.HabitCommand {
                 day = parsed
             }
             return (ctx, habit, day, habit.log(ctx).read().days.contains(day))
+
         }
     }
 
     struct Done: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "done", abstract: "Mark a habit done for today (or --date).")
+            commandName: "done",
+            abstract: "Mark a habit done for today (or --date); for a measurable habit, add an amount.",
+            discussion: """
+                herald habit done Gym            marks today done
+                herald habit done Water 2        adds 2 to today's amount (default 1)
+                herald habit done Water -1       takes one back
+                """)
 
         @OptionGroup var arguments: DayArguments
 
+        @Argument(help: "A measurable habit's amount to add (default 1).")
+        var amount: String?
+
         func run() throws {
             let (ctx, habit, day, isDone) = try arguments.resolve()
+            if let target = habit.job.target {
+                let text = amount ?? "1"
+                guard let x = Double(text), x.isFinite, x != 0, abs(x) <= 1_000_000 else {
+                    throw CLIError.usage("'\(text)' is not an amount (a number such as 2 or 0.5, not 0)")
+                }
+                try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, change: .add(x), at: ctx.now, by: "cli"))
+                let history = habit.history(ctx, today: habit.today(ctx))
+                say("'\(habit.title)' on \(day): \(target.progress(history.amount(on: day)))"
+                    + (history.rules.frequency.map { _ in " (\(target.progress(history.periodAmount(of: day))) \(history.rules.periodPhrase))" } ?? ""))
+                return
+            }
+            if amount != nil { throw CLIError.usage("'\(habit.title)' is not measurable: give no amount (or add one with --target when you add a habit)") }
             if isDone {
                 say("'\(habit.title)' was already done on \(day)")
                 return
             }
             try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, done: true, at: ctx.now, by: "cli"))
-            let stats = habit.stats(ctx)
-            say("Done: '\(habit.title)' on \(day) (\(stats.currentStreak) in a row, \(stats.totalPhrase) in all)")
+            let history = habit.history(ctx)
+            let stats = history.stats
+            var line = "Done: '\(habit.title)' on \(day) (\(stats.currentStreak) in a row, \(stats.totalPhrase) in all)"
+            if let f = history.rules.frequency, f != .daily {
+                line += "; \(history.doneCount(inPeriodOf: day)) of \(f.count) \(history.rules.periodPhrase)"
+            }
+            say(line)
         }
     }
 
     struct Undo: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "undo", abstract: "Take back a habit's completion for today (or --date).")
+            commandName: "undo", abstract: "Clear a habit's day (today or --date): done, amount and skip.")
 
         @OptionGroup var arguments: DayArguments
 
         func run() throws {
-            let (ctx, habit, day, isDone) = try arguments.resolve()
-            guard isDone else { throw CLIError.data("'\(habit.title)' was not done on \(day)") }
+            let (ctx, habit, day, _) = try arguments.resolve()
+            let contents = habit.log(ctx).read()
+            guard contents.days.contains(day) || contents.amounts[day] != nil || contents.skipped.contains(day) else {
+                throw CLIError.data("'\(habit.title)' was not done on \(day)")
+            }
             try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, done: false, at: ctx.now, by: "cli"))
             say("Undone: '\(habit.title)' on \(day)")
         }
     }
 
+    struct Skip: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "skip",
+            abstract: "Skip a habit's day (today or --date): no reminders; the streak is neither broken nor extended.")
+
+        @OptionGroup var arguments: DayArguments
+
+        func run() throws {
+            let (ctx, habit, day, _) = try arguments.resolve()
+            guard !habit.log(ctx).read().skipped.contains(day) else {
+                say("'\(habit.title)' was already skipped on \(day)")
+                return
+            }
+            try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, change: .skip(true), at: ctx.now, by: "cli"))
+            let stats = habit.history(ctx).stats
+            say("Skipped: '\(habit.title)' on \(day) (streak stays \(stats.currentStreak); 'herald habit undo' takes it back)")
+        }
+    }
+
+    struct Pause: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "pause",
+            abstract: "Pause a habit from today (or --date): no reminders, no broken streak, until 'herald habit resume'.")
+
+        @OptionGroup var arguments: DayArguments
+
+        func run() throws {
+            let (ctx, habit, day, _) = try arguments.resolve()
+            let contents = habit.log(ctx).read()
+            guard !contents.isPaused(on: habit.today(ctx)) else { throw CLIError.data("'\(habit.title)' is paused already") }
+            try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, change: .pause(true), at: ctx.now, by: "cli"))
+            say("Paused: '\(habit.title)' from \(day); 'herald habit resume \(habit.title)' brings its reminders back")
+        }
+    }
+
+    struct Resume: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "resume", abstract: "Resume a paused habit from today (or --date).")
+
+        @OptionGroup var arguments: DayArguments
+
+        func run() throws {
+            let (ctx, habit, day, _) = try arguments.resolve()
+            let contents = habit.log(ctx).read()
+            guard contents.isPaused(on: habit.today(ctx)) else { throw CLIError.data("'\(habit.title)' is not paused") }
+            try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, change: .pause(false), at: ctx.now, by: "cli"))
+            say("Resumed: '\(habit.title)' from \(day)" + (habit.nextReminder(ctx).map { ", next reminder \(ctx.when($0))" } ?? ""))
+        }
+    }
+
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List habits with totals, streaks and the next reminder.")
+            commandName: "list", abstract: "List habits with their goal, streaks, strength and the next reminder.")
 
         @OptionGroup var global: GlobalOptions
 
-        @Flag(help: "Print JSON (name, every, icon, total, streak, bestStreak, doneToday, next) for scripts.")
+        @Flag(help: "Print JSON (name, every, times, target, unit, targetType, total, streak, bestStreak, score, doneToday, paused, progress, next) for scripts.")
         var json = false
 
         func run() throws {
@@ -147,47 +272,100 @@ extension Herald.HabitCommand {
                 return
             }
             guard !habits.isEmpty else { say("No habits yet. Add one: herald habit add NAME --every EXPRESSION"); return }
-            var rows = [["NAME", "EVERY", "DONE", "STREAK", "BEST", "TODAY", "NEXT"]]
+            var rows = [["NAME", "GOAL", "PROGRESS", "STREAK", "BEST", "TOTAL", "STRENGTH", "NEXT"]]
             for h in habits {
-                let s = h.stats(ctx)
-                let next = h.nextReminder(ctx).map { ctx.when($0) } ?? "-"
-                rows.append([h.title, h.job.every.joined(separator: "; "), String(s.total), String(s.currentStreak), String(s.bestStreak),
-                             s.doneToday ? "✓" : "·", next])
+                let history = h.history(ctx)
+                let s = history.stats
+                let next = history.contents.isPaused(on: history.today) ? "paused" : h.nextReminder(ctx).map { ctx.when($0) } ?? "-"
+                rows.append([h.title, h.goal, h.progress(history, s), String(s.currentStreak), String(s.bestStreak), String(s.total),
+                             s.scorePhrase, next])
             }
-            say(Table.render(rows, header: true) { _, column, cell in column == 5 && cell == "✓" ? .green : nil })
+            say(Table.render(rows, header: true) { _, column, cell in column == 2 && cell.hasPrefix("Done today") ? .green : nil })
         }
     }
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "Show one habit: schedule, streaks and the last two weeks.")
+            commandName: "show",
+            abstract: "Show one habit: its goal, streaks, strength, a heat map of the last weeks and this month.",
+            discussion: """
+                The heat map has a row per weekday and a column per week, today's week on the \
+                right. In colour: green done, pale green covered by a target such as 3/week (or \
+                part of a measurable amount), blue skipped or paused, grey missed. Without colour \
+                (NO_COLOR set, or output to a pipe): # done, + covered or part, - skipped or \
+                paused, . missed.
+                """)
 
         @OptionGroup var global: GlobalOptions
+
+        @Option(help: ArgumentHelp("How many weeks the heat map shows (1 to 53).", valueName: "n"))
+        var weeks = 20
 
         @Argument(help: "The habit's name or id.")
         var name: String
 
         func run() throws {
+            guard (1...53).contains(weeks) else { throw CLIError.usage("--weeks: \(weeks) is not from 1 to 53") }
             let ctx = try CLIContext.load(global)
             let h = try ctx.habit(named: name)
-            let s = h.stats(ctx)
-            let contents = h.log(ctx).read()
+            let history = h.history(ctx)
+            let s = history.stats
+            let contents = history.contents
             say("habit:    \(h.title) (id \(h.id))")
+            say("goal:     \(h.goal)")
             for (k, every) in h.job.every.enumerated() {
                 say((k == 0 ? "every:    " : "          ") + every + (k < h.schedule.calendars.count ? "  (\(h.schedule.calendars[k]))" : ""))
             }
             if !h.job.warn.isEmpty { say("warn:     " + h.job.warn.map(TimeSpan.format).joined(separator: ", ") + " ahead") }
             if let icon = h.job.icon { say("icon:     \(icon)") }
             say("zone:     \(h.schedule.zone.identifier)")
+            say("progress: \(h.progress(history, s))")
             say("done:     \(s.totalPhrase); streak \(s.currentStreak), best \(s.bestStreak); today \(s.doneToday ? "done" : "not yet")")
-            if let next = h.nextReminder(ctx) { say("next:     \(ISO8601.format(next, in: h.schedule.zone)) (\(RelativeTime.phrase(next, now: ctx.now)))") }
-            let today = h.today(ctx)
-            let days = (0..<14).reversed().map { today.adding(days: -$0) }
-            let marks = days.map { day -> String in
-                contents.days.contains(day) ? "✓" : (h.schedule.elapses(on: day) ? "·" : " ")
+            say("strength: \(s.scorePhrase)")
+            if contents.isPaused(on: history.today) {
+                say("next:     paused ('herald habit resume \(h.title)')")
+            } else if let next = h.nextReminder(ctx) {
+                say("next:     \(ISO8601.format(next, in: h.schedule.zone)) (\(RelativeTime.phrase(next, now: ctx.now)))")
             }
-            say("last 14:  " + marks.joined(separator: " ") + "   (✓ done, · missed, blank: not scheduled)")
+            let view = HabitView(history: history, colored: Style.enabled)
+            say("")
+            say(view.heatMap(weeks: weeks))
+            say("")
+            say(view.month(containing: history.today))
+            say("")
+            say(view.legend)
             for problem in contents.problems { say("warning:  habits/\(h.id).jsonl: \(problem)") }
+        }
+    }
+
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "stats", abstract: "Every habit side by side: done this week and month, strength, streaks.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print JSON for scripts.")
+        var json = false
+
+        func run() throws {
+            let ctx = try CLIContext.load(global)
+            let habits = ctx.habits()
+            var rows = [["NAME", "GOAL", "WEEK", "MONTH", "STRENGTH", "STREAK", "BEST", "TOTAL"]]
+            var objects: [JSONWriter.Value] = []
+            for h in habits {
+                let history = h.history(ctx)
+                let s = history.stats
+                let week = h.doneDays(history, in: HabitRules(frequency: HabitFrequency(count: 1, period: .week), weekStart: ctx.config.weekStart))
+                let month = h.doneDays(history, in: HabitRules(frequency: HabitFrequency(count: 1, period: .month)))
+                rows.append([h.title, h.goal, week, month, s.scorePhrase, String(s.currentStreak), String(s.bestStreak), String(s.total)])
+                objects.append(.object([("name", .string(h.title)), ("goal", .string(h.goal)), ("week", .string(week)),
+                                        ("month", .string(month)), ("score", .number(s.score)),
+                                        ("streak", .int(Int64(s.currentStreak))), ("bestStreak", .int(Int64(s.bestStreak))),
+                                        ("total", .int(Int64(s.total)))]))
+            }
+            if json { say(JSONWriter.render(.array(objects), pretty: true)); return }
+            guard !habits.isEmpty else { say("No habits yet. Add one: herald habit add NAME --every EXPRESSION"); return }
+            say(Table.render(rows, header: true))
         }
     }
 
@@ -239,20 +417,48 @@ struct HabitEntry {
     func log(_ ctx: CLIContext) -> HabitLog { HabitLog(spool: ctx.spool, id: id) }
     func today(_ ctx: CLIContext) -> LocalDate { LocalDate(ctx.now, in: schedule.zone) }
 
-    func stats(_ ctx: CLIContext) -> HabitStats {
-        let done = log(ctx).read().days
-        return HabitStats.compute(schedule, done: done, today: today(ctx))
+    func history(_ ctx: CLIContext, today: LocalDate? = nil) -> HabitHistory {
+        HabitHistory(rules: HabitRules(job, schedule: schedule, weekStart: ctx.config.weekStart), contents: log(ctx).read(),
+                     today: today ?? self.today(ctx))
     }
 
-    /// The next reminder that will really show: days already done are skipped.
+    func stats(_ ctx: CLIContext) -> HabitStats { history(ctx).stats }
+
+    /// "3 times a week", "8 glasses", "daily".
+    var goal: String {
+        let text = [job.times?.phrase, job.target?.phrase].compactMap { $0 }.joined(separator: ", ")
+        return text.isEmpty ? "each reminder day" : text
+    }
+
+    /// What the popup's progress says, without the streak of a daily habit.
+    func progress(_ history: HabitHistory, _ s: HabitStats) -> String {
+        if let t = job.target { return t.progress(history.periodAmount(of: history.today)) + (job.times == nil ? "" : " " + history.rules.periodPhrase) }
+        if let f = job.times { return "\(history.doneCount(inPeriodOf: history.today)) of \(f.count) \(history.rules.periodPhrase)" }
+        return s.doneToday ? "Done today" : "not yet today"
+    }
+
+    /// Days done in the current week or month (as `rules` says): "3", or "3/3" against a target there.
+    func doneDays(_ history: HabitHistory, in rules: HabitRules) -> String {
+        let period = rules.period(containing: history.today)
+        var n = 0
+        var d = period.lowerBound
+        while d <= history.today { if history.isMet(d) { n += 1 }; d = d.adding(days: 1) }
+        if let f = job.times, job.target == nil, f.period == rules.frequency?.period { return "\(n)/\(f.count)" }
+        return String(n)
+    }
+
+    /// The next reminder that will really show: days done, skipped, paused or with their
+    /// period's target met are passed over.
     func nextReminder(_ ctx: CLIContext) -> Instant? {
         guard var t = pending.fireAt else { return nil }
-        let done = log(ctx).read().days
+        let contents = log(ctx).read()
+        let rules = HabitRules(job, schedule: schedule, weekStart: ctx.config.weekStart)
         for _ in 0..<1000 {
             let day = LocalDate(t, in: schedule.zone)
-            if !done.contains(day) { return t }
-            let endOfDay = day.adding(days: 1).start(in: schedule.zone) - Span(microseconds: 1)
-            guard let next = schedule.firing(after: endOfDay) else { return nil }
+            let history = HabitHistory(rules: rules, contents: contents, today: day)
+            guard let quiet = history.quietReason(on: day) else { return t }
+            let end = quiet.until.adding(days: 1).start(in: schedule.zone) - Span(microseconds: 1)
+            guard let next = schedule.firing(after: end) else { return nil }
             t = next
         }
         return nil
@@ -277,6 +483,16 @@ enum HabitNames {
 }
 
 extension CLIContext {
+    /// A fresh habit id from the name, taken by no pending job and no habit log.
+    func freeHabitID(for title: String, pending: [PendingJob], also: Set<String> = []) -> String {
+        var taken = Set(pending.map(\.id)).union(also)
+        while true {
+            let id = HabitNames.freeID(for: title, taken: taken)
+            if !FileSystem.exists(HabitLog(spool: spool, id: id).path) { return id }
+            taken.insert(id)
+        }
+    }
+
     func habits() -> [HabitEntry] {
         pendingJobs().compactMap { p in
             guard let job = p.job, job.kind == .habit, let schedule = try? JobSchedule(job, localZone: zone) else { return nil }
@@ -299,12 +515,23 @@ extension CLIContext {
     }
 
     func jsonValue(of h: HabitEntry) -> JSONWriter.Value {
-        let s = h.stats(self)
+        let history = h.history(self)
+        let s = history.stats
         return .object([
             ("name", .string(h.title)), ("every", .string(h.job.every.joined(separator: "; "))),
             ("icon", h.job.icon.map { .string($0) } ?? .null),
+            ("times", h.job.times.map { .string($0.description) } ?? .null),
+            ("target", h.job.target.map { .number($0.amount) } ?? .null),
+            ("unit", h.job.target.map { .string($0.unit) } ?? .null),
+            ("targetType", h.job.target.map { .string($0.kind.rawValue) } ?? .null),
             ("total", .int(Int64(s.total))), ("streak", .int(Int64(s.currentStreak))), ("bestStreak", .int(Int64(s.bestStreak))),
+            ("score", .number((s.score * 10_000).rounded() / 10_000)),
             ("doneToday", .bool(s.doneToday)),
+            ("skippedToday", .bool(history.contents.skipped.contains(history.today))),
+            ("paused", .bool(history.contents.isPaused(on: history.today))),
+            ("progress", .string(h.progress(history, s))),
+            ("periodDone", h.job.times != nil && h.job.target == nil ? .int(Int64(history.doneCount(inPeriodOf: history.today))) : .null),
+            ("amountToday", h.job.target != nil ? .number(history.amount(on: history.today)) : .null),
             ("next", h.nextReminder(self).map { .string(ISO8601.format($0, in: h.schedule.zone)) } ?? .null),
             ("id", .string(h.id)),
         ])

@@ -67,7 +67,7 @@ struct EngineRecurringTests {
         #expect(first.map(\.summary) == ["Drink water"])
         #expect(first.first?.actions == [.done, .snooze(nil), .body])
         #expect(first.first?.icon == "water")
-        #expect(first.first?.body == "Start a streak today · done not yet")
+        #expect(first.first?.body == "Start a streak today · done not yet · strength 0%")
         // Done from the popup: today's completion, and no more reminders today.
         #expect(e.actionInvoked(NotificationAction(jobID: "water", occurrence: at("2026-11-22T09:00:00Z"), action: .done)).isEmpty)
         #expect(HabitLog(spool: spool, id: "water").read().days == [LocalDate(parsing: "2026-11-22")!])
@@ -77,7 +77,7 @@ struct EngineRecurringTests {
         #expect(e.nextWakeup() == at("2026-11-23T09:00:00Z"))
         #expect(history().filter { $0.outcome == .skipped }.count == 1)
         clock.set(at("2026-11-23T09:00:00Z"))
-        #expect(show(e.tick(), e).first?.body == "Day 2 in a row · done once")
+        #expect(show(e.tick(), e).first?.body == "Day 2 in a row · done once · strength 5%")
     }
 
     @Test func snoozeShowsItAgainAndSurvivesARestart() throws {

@@ -7,7 +7,7 @@ struct HabitStatsTests {
 
     @Test func aStreakRunsAcrossTheEndOfAMonth() {
         let s = HabitStats.compute(done: days("2026-01-29", "2026-01-30", "2026-01-31", "2026-02-01"), today: d("2026-02-02")) { _ in true }
-        #expect(s == HabitStats(total: 4, currentStreak: 4, bestStreak: 4, doneToday: false))
+        #expect(s == HabitStats(total: 4, currentStreak: 4, bestStreak: 4, doneToday: false, score: s.score))
         #expect(s.progressPhrase == "Day 5 in a row")
     }
 

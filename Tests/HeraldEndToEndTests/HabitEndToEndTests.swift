@@ -29,7 +29,7 @@ struct HabitEndToEndTests {
         #expect(first.icon == "dialog-information")
         #expect(first.actions == ["done", "Done", "snooze", "Snooze", "default", "Acknowledge"])
         #expect(first.hints["category"] == .string("x-herald.habit"))
-        #expect(first.body == "Start a streak today · done not yet")
+        #expect(first.body == "Start a streak today · done not yet · strength 0%")
         try server.press("done", onNotification: 1)
         #expect(waitUntil { (try? habitJSON(scene).first?["doneToday"] as? Bool) == true })
         #expect(waitUntil { (try? server.closed()) == [1] })  // Done closes the popup
@@ -138,7 +138,7 @@ struct HabitEndToEndTests {
         #expect(try scene.herald("habit", "done", "Read").stdout.contains("(2 in a row, 2 times in all)"))
         #expect(try scene.herald("habit", "done", "Read").stdout.hasPrefix("'Read' was already done on "))
         let list = try scene.herald("habit", "list").stdout
-        #expect(list.contains("Read  daily  2     2       2     ✓"))
+        #expect(list.contains("Read  each reminder day  Done today  2       2     2      10%       "), "\(list)")
         #expect(try scene.herald("habit", "undo", "Read").status == 0)
         #expect(try scene.herald("habit", "show", "Read").stdout.contains("done:     once; streak 1, best 1; today not yet"))
         #expect(try scene.herald("habit", "rm", "Read").stdout == "Removed habit 'Read'; its log is kept in habits/removed/\n")

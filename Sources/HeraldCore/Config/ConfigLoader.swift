@@ -29,7 +29,7 @@ public enum ConfigLoader {
         "popups.expire.arrival",
         "popups.sound.reminder", "popups.sound.repeating", "popups.sound.timer", "popups.sound.habit",
         "popups.sound.headsUp", "popups.sound.arrival",
-        "quietHours",
+        "quietHours", "habits.weekStart",
     ]
 
     /// `$HERALD_CONFIG`, else `$XDG_CONFIG_HOME/herald/config.yaml`, else `~/.config/herald/config.yaml`.
@@ -209,6 +209,14 @@ public enum ConfigLoader {
         try span("limits.retention", \.retention)
         if config.retention < .minutes(60) {
             throw ConfigError("\(value("limits.retention")!.source): keep records at least 1h")
+        }
+        if let v = value("habits.weekStart") {
+            let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+            let text = v.text.trimmingSpaces.lowercased()
+            guard text.count >= 3, let k = names.firstIndex(where: { $0.hasPrefix(text) }) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a weekday (monday ... sunday)")
+            }
+            config.weekStart = k
         }
         if let v = value("limits.jobs") {
             guard let n = Int(v.text), n >= 1 else { throw ConfigError("\(v.source): \"\(v.text)\" is not a whole number above 0") }

@@ -65,6 +65,8 @@ public struct HeraldConfig: Sendable, Equatable {
     public var retention: Span = .minutes(60 * 24 * 30)
     /// The most jobs the spool accepts; past it new jobs are refused (`limits.jobs`).
     public var maxJobs = 200_000
+    /// The first day of a habit's week (0 = Monday ... 6 = Sunday), for targets such as 3/week.
+    public var weekStart = 0
     /// The spool directory, if configured (else the XDG default).
     public var spool: String?
     public var logLevel: LogLevel = .info
@@ -80,6 +82,6 @@ public struct HeraldConfig: Sendable, Equatable {
         reminder: Message(summary: Template(valid: "{title}"),
                           body: Template(valid: "{text}")),
         habit: Message(summary: Template(valid: "{title}"),
-                       body: Template(valid: "{progress} · done {total}"))
+                       body: Template(valid: "{progress} · done {total} · strength {score}"))
     )
 }

@@ -21,6 +21,11 @@ extension Engine {
             adopt(target)
             effects.append(.spool(.restore(from: JobFileName(id: id, occurrence: pressed.occurrence), to: target)))
             return effects + tick(now: now)
+        case .add(let amount):
+            guard let popup, popup.job.target != nil, let name = current[id] else { return [] }
+            adding[id] = popup
+            if adding.count > 256, let any = adding.keys.first(where: { $0 != id }) { adding.removeValue(forKey: any) }
+            return [.load(LoadRequest(name: name, purpose: .action(.add(amount), occurrence: pressed.occurrence)))]
         case .done, .gotIt, .body, .track:
             var effects: [EngineEffect] = []
             if pressed.action == .track, let url = popup?.job.url { effects.append(.open(url: url)) }
@@ -64,14 +69,30 @@ extension Engine {
         return [.spool(.finish(pending))]
     }
 
-    /// Done on a habit's popup records one completion for the popup's day, once.
-    func completeAction(_ action: PopupAction, job loaded: LoadedJob, id: String, occurrence: Instant, now: Instant) -> [EngineEffect] {
-        guard action == .done, loaded.job.kind == .habit, let schedule = try? JobSchedule(loaded.job, localZone: localZone) else {
+    /// Done on a habit's popup records one completion for the popup's day, once; "+1" adds to
+    /// a measurable habit's day and shows the popup again with the new amount.
+    mutating func completeAction(_ action: PopupAction, job loaded: LoadedJob, id: String, occurrence: Instant, now: Instant) -> [EngineEffect] {
+        guard loaded.job.kind == .habit, let schedule = try? JobSchedule(loaded.job, localZone: localZone) else { return [] }
+        let day = LocalDate(occurrence, in: schedule.zone)
+        switch action {
+        case .done:
+            guard !(loaded.habitLog?.days.contains(day) ?? false) else { return [] }
+            logger.info("Habit done", metadata: ["job.id": "\(id)", "day": "\(day)"])
+            return [.spool(.appendHabitLog(id: id, HabitLog.Entry(date: day, done: true, at: now, by: "popup")))]
+        case .add(let amount):
+            let entry = HabitLog.Entry(date: day, change: .add(Double(amount)), at: now, by: "popup")
+            var effects: [EngineEffect] = [.spool(.appendHabitLog(id: id, entry))]
+            logger.info("Habit amount added", metadata: ["job.id": "\(id)", "day": "\(day)"])
+            guard let popup = adding.removeValue(forKey: id) else { return effects }
+            var contents = loaded.habitLog ?? .init()
+            contents.apply(entry)
+            let again = Firing(name: popup.name, job: loaded.job, schedule: schedule, due: popup.due)
+            refreshing[id] = again
+            let shown = DueOccurrence(job: loaded.job, schedule: schedule, name: popup.name, habitLog: contents, weekStart: config.weekStart)
+            effects.append(.show(MessageRenderer(config: config).render(shown, now: now)))
+            return effects
+        default:
             return []
         }
-        let day = LocalDate(occurrence, in: schedule.zone)
-        guard !(loaded.habitLog?.days.contains(day) ?? false) else { return [] }
-        logger.info("Habit done", metadata: ["job.id": "\(id)", "day": "\(day)"])
-        return [.spool(.appendHabitLog(id: id, HabitLog.Entry(date: day, done: true, at: now, by: "popup")))]
     }
 }

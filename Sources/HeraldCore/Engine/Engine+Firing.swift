@@ -91,7 +91,7 @@ extension Engine {
                 + perform(outbox.shown(name.id), now: now)
         }
         let firing = Firing(name: name, job: job, schedule: schedule, due: due)
-        let occurrence = DueOccurrence(job: job, schedule: schedule, name: name, habitLog: loaded.habitLog)
+        let occurrence = DueOccurrence(job: job, schedule: schedule, name: name, habitLog: loaded.habitLog, weekStart: config.weekStart)
         if let log = loaded.habitLog { reportLogProblems(log, id: name.id) }
         let settled: [EngineEffect]
         let wasGathered = gathering.remove(name.id) != nil
@@ -132,6 +132,8 @@ extension Engine {
                 for f in summaryShowing { effects += record(f, outcome: .shown, now: now, note: "in a summary", mayRepeat: false) }
                 summaryShowing = []
                 summaryQueued = false
+            } else if let firing = refreshing.removeValue(forKey: id) {
+                onScreen[id] = firing  // the same occurrence with a new amount: no new history line
             } else if let firing = showing.removeValue(forKey: id) {
                 // One popup per job: the server replaced the one still on screen in place.
                 if let previous = onScreen[id] { effects.append(ending(previous, .replaced, now: now)) }
@@ -142,6 +144,7 @@ extension Engine {
             return effects + perform(outbox.shown(id), now: now)
         case .failure(let error):
             showing.removeValue(forKey: id)
+            refreshing.removeValue(forKey: id)
             if id == NotificationRequest.summaryID {  // shown again at the retry
                 held = summaryShowing + held
                 summaryShowing = []

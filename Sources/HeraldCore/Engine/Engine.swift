@@ -28,6 +28,10 @@ public struct Engine: Sendable {
     var showing: [String: Firing] = [:]
     /// Popups on screen, by job, until a button, a close or a replacement ends them.
     var onScreen: [String: Firing] = [:]
+    /// Habit popups whose "+1" was pressed: shown again with the new amount once it is recorded.
+    var adding: [String: Firing] = [:]
+    /// Those popups while the notifier shows them again (no new history line: same occurrence).
+    var refreshing: [String: Firing] = [:]
     /// Quiet hours and the do-not-disturb switch.
     var quiet: QuietState
     /// Occurrences held back (quiet time, or a flood after a break) for one summary popup.

@@ -4,6 +4,8 @@ public struct JSONWriter {
         case null
         case bool(Bool)
         case int(Int64)
+        /// A finite number; whole numbers are written without a fraction.
+        case number(Double)
         case string(String)
         case array([Value])
         case object([(String, Value)])
@@ -21,6 +23,8 @@ public struct JSONWriter {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .int(let n): out += String(n)
+        case .number(let x):
+            if x == x.rounded(), abs(x) < 1e15 { out += String(Int64(x)) } else { out += x.isFinite ? "\(x)" : "null" }
         case .string(let s): escape(s, into: &out)
         case .array(let items):
             if items.isEmpty { out += "[]"; return }

@@ -28,7 +28,7 @@ public struct JobError: Error, Equatable, CustomStringConvertible {
 extension Job {
     static let fields: Set<String> = ["version", "kind", "id", "at", "every", "timezone", "title", "text",
                                       "icon", "urgency", "recipient", "items", "lead", "tags",
-                                      "url", "repeat", "sound", "warn"]
+                                      "url", "repeat", "sound", "warn", "times", "target", "unit", "targetType"]
 
     /// Decodes and validates one job document.
     ///
@@ -127,6 +127,13 @@ extension Job {
             }
             job.sound = sound
         }
+        if let t = o["times"] {
+            let text = try string(t, "times")
+            do { job.times = try HabitFrequency.parse(text) } catch {
+                throw JobError("field 'times' is not a frequency", value: t.snippet(), detail: error.description)
+            }
+        }
+        job.target = try target(o)
         try job.checkKindRules(present: Set(o.keys))
         if !job.every.isEmpty { _ = try JobSchedule(job, localZone: localZone) }
         return job
@@ -170,6 +177,32 @@ extension Job {
             if !spans.contains(span) { spans.append(span) }
         }
         return spans
+    }
+
+    /// `target`, `unit` and `targetType` together: a measurable habit's goal.
+    static func target(_ o: [String: JSONValue]) throws(JobError) -> HabitTarget? {
+        guard let t = o["target"] else {
+            if o["unit"] != nil || o["targetType"] != nil { throw JobError("fields 'unit' and 'targetType' need 'target'") }
+            return nil
+        }
+        guard case .number(let amount) = t, amount.isFinite, amount > 0, amount <= 1_000_000 else {
+            throw JobError("field 'target' is not a number above 0 and at most 1000000", value: t.snippet())
+        }
+        var target = HabitTarget(amount: amount, unit: "")
+        if let u = o["unit"] {
+            let unit = try string(u, "unit")
+            guard unit.count <= 32, !unit.contains(where: { $0.isNewline }) else {
+                throw JobError("field 'unit' is longer than 32 characters or holds a line break", value: u.snippet())
+            }
+            target.unit = unit.trimmingSpaces
+        }
+        if let k = o["targetType"] {
+            guard case .string(let text) = k, let kind = HabitTarget.Kind(rawValue: text) else {
+                throw JobError("field 'targetType' is not one of at-least, at-most", value: k.snippet())
+            }
+            target.kind = kind
+        }
+        return target
     }
 
     static func tags(_ value: JSONValue) throws(JobError) -> [String] {
@@ -272,6 +305,12 @@ extension Job {
         if let url { f.append(("url", .string(url))) }
         if let `repeat` { f.append(("repeat", .string(TimeSpan.format(`repeat`)))) }
         if let sound { f.append(("sound", .string(sound))) }
+        if let times { f.append(("times", .string(times.description))) }
+        if let target {
+            f.append(("target", .number(target.amount)))
+            if !target.unit.isEmpty { f.append(("unit", .string(target.unit))) }
+            if target.kind != .atLeast { f.append(("targetType", .string(target.kind.rawValue))) }
+        }
         return .object(f)
     }
 

@@ -52,6 +52,11 @@ public struct Job: Sendable, Equatable {
     /// What the popup plays: a sound-theme name, an absolute path, or `none`; nil: the
     /// config's default for the kind.
     public var sound: String?
+    /// A habit's frequency when it has a target without fixed days ("3/week"); nil: done on
+    /// each day its calendar reminds.
+    public var times: HabitFrequency?
+    /// A measurable habit's daily goal ("at least 8 glasses").
+    public var target: HabitTarget?
 
     public init(kind: Kind, id: String? = nil, at: Instant? = nil, every: String? = nil, timezone: String? = nil,
                 title: String? = nil, text: String? = nil, icon: String? = nil, urgency: Urgency? = nil,

@@ -1,30 +1,49 @@
-/// A habit: reminds on its calendar until the day is done, with Done and Snooze on the popup
-/// and its streak in the text.
+/// A habit: reminds on its calendar until the day is done (or, with a frequency such as
+/// 3/week, until the period's target is met), with Done and Snooze on the popup, "+1" for a
+/// measurable habit, and its progress, streak and strength in the text.
 enum HabitKind: JobKindRules {
-    static let ownFields: [String] = []
+    static let ownFields = ["times", "target", "unit", "targetType"]
 
     static func validate(_ job: Job) throws(JobError) {
         guard !job.every.isEmpty else { throw JobError("a habit needs 'every', its schedule") }
         guard !(job.title ?? "").trimmingSpaces.isEmpty else { throw JobError("a habit needs a non-empty 'title', its name") }
+        if job.target != nil, let f = job.times, f.count != 1 {
+            throw JobError("a measurable habit's 'times' is once per period (its target is the amount per period)",
+                           value: f.description)
+        }
     }
 
-    /// Done for the day: quiet until the next day's first reminder.
+    /// Done for the day, a target met for the period, skipped or paused: quiet until then.
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? {
-        // A warning is judged by the day of the reminder it warns of.
-        let instant = occurrence.role == .warning ? occurrence.schedule.target(ofWarning: occurrence.occurrence) ?? occurrence.occurrence : occurrence.occurrence
-        let day = LocalDate(instant, in: occurrence.schedule.zone)
-        guard occurrence.habitLog?.days.contains(day) ?? false else { return nil }
-        return Skip(note: "done for the day",
-                    resumeAfter: day.adding(days: 1).start(in: occurrence.schedule.zone) - Span(microseconds: 1))
+        let history = occurrence.habitHistory
+        guard let quiet = history.quietReason(on: history.today) else { return nil }
+        return Skip(note: quiet.note, resumeAfter: quiet.until.adding(days: 1).start(in: occurrence.schedule.zone) - Span(microseconds: 1))
     }
 
     static func message(_ occurrence: DueOccurrence, config: HeraldConfig, now: Instant) -> (HeraldConfig.Message, [String: String]) {
-        let day = LocalDate(occurrence.occurrence, in: occurrence.schedule.zone)
-        let s = HabitStats.compute(occurrence.schedule, done: occurrence.habitLog?.days ?? [], today: day)
-        return (config.templates.habit, ["progress": s.progressPhrase, "streak": String(s.currentStreak), "total": s.totalPhrase])
+        let history = occurrence.habitHistory
+        let s = history.stats
+        return (config.templates.habit, ["progress": progress(history, s), "streak": String(s.currentStreak), "total": s.totalPhrase,
+                                         "score": s.scorePhrase])
     }
 
-    static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] { [.done, .snooze(nil)] }
+    /// "5 of 8 glasses", "2 of 3 this week", or the streak phrase of a daily habit.
+    static func progress(_ history: HabitHistory, _ s: HabitStats) -> String {
+        let rules = history.rules
+        if let t = rules.target {
+            let period = rules.frequency.map { $0.period == .days(1) ? "" : " " + rules.periodPhrase } ?? ""
+            return t.progress(history.periodAmount(of: history.today)) + period
+        }
+        if let f = rules.frequency, f != .daily {
+            return "\(history.doneCount(inPeriodOf: history.today)) of \(f.count) \(rules.periodPhrase)"
+                + (s.currentStreak > 0 ? " · \(s.currentStreak) in a row" : "")
+        }
+        return s.progressPhrase
+    }
+
+    static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] {
+        occurrence.job.target != nil ? [.done, .add(1), .snooze(nil)] : [.done, .snooze(nil)]
+    }
 
     static func popupClass(of occurrence: DueOccurrence) -> HeraldConfig.PopupClass { .habit }
 

@@ -25,11 +25,20 @@ public struct DueOccurrence: Sendable {
     public var schedule: JobSchedule
     public var name: JobFileName
     public var habitLog: HabitLog.Contents?
+    /// The first day of a habit's week (the config's `habits.weekStart`).
+    public var weekStart = 0
     public var occurrence: Instant { name.occurrence }
     public var role: OccurrenceRole { schedule.role(of: name.occurrence) }
 
-    public init(job: Job, schedule: JobSchedule, name: JobFileName, habitLog: HabitLog.Contents? = nil) {
-        self.job = job; self.schedule = schedule; self.name = name; self.habitLog = habitLog
+    public init(job: Job, schedule: JobSchedule, name: JobFileName, habitLog: HabitLog.Contents? = nil, weekStart: Int = 0) {
+        self.job = job; self.schedule = schedule; self.name = name; self.habitLog = habitLog; self.weekStart = weekStart
+    }
+
+    /// A habit's history as of the local day of this occurrence (a warning: of its reminder).
+    var habitHistory: HabitHistory {
+        let instant = role == .warning ? schedule.target(ofWarning: occurrence) ?? occurrence : occurrence
+        return HabitHistory(rules: HabitRules(job, schedule: schedule, weekStart: weekStart), contents: habitLog ?? .init(),
+                            today: LocalDate(instant, in: schedule.zone))
     }
 }
 

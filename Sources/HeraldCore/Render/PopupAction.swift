@@ -9,11 +9,13 @@ public enum PopupAction: Sendable, Hashable {
     case snooze(Span?)
     /// A delivery's "Track": opens the job's `url`.
     case track
+    /// A measurable habit's "+1": adds this amount to the day and shows the popup again.
+    case add(Int)
     /// A click on the popup's body (the spec's `default` action): acknowledges it.
     case body
 
     /// The key sent to the server: `done`, `got-it`, `snooze`, `snooze-300` (seconds),
-    /// `track`, `default`.
+    /// `track`, `add-1`, `default`.
     public var key: String {
         switch self {
         case .done: return "done"
@@ -21,6 +23,7 @@ public enum PopupAction: Sendable, Hashable {
         case .snooze(nil): return "snooze"
         case .snooze(let span?): return "snooze-" + String(span.microseconds / 1_000_000)
         case .track: return "track"
+        case .add(let n): return "add-" + String(n)
         case .body: return "default"
         }
     }
@@ -34,6 +37,11 @@ public enum PopupAction: Sendable, Hashable {
         case "track": self = .track
         case "default": self = .body
         default:
+            if key.hasPrefix("add-") {
+                guard let n = Int(key.dropFirst(4)), n >= 1, n <= 1000 else { return nil }
+                self = .add(n)
+                return
+            }
             guard key.hasPrefix("snooze-"), let seconds = Int64(key.dropFirst(7)), seconds > 0, seconds < 100 * 366 * 86_400 else {
                 return nil
             }
@@ -50,6 +58,7 @@ public enum PopupAction: Sendable, Hashable {
         case .snooze(nil): return "Snooze"
         case .snooze(let span?): return TimeSpan.humanize(span)
         case .track: return "Track"
+        case .add(let n): return "+" + String(n)
         case .body: return "Acknowledge"
         }
     }

@@ -1,7 +1,7 @@
 /// A message template with `{name}`-style placeholders.
 public struct Template: Sendable, Equatable, CustomStringConvertible {
     public static let placeholders: [String] = ["name", "address", "items", "count", "minutes", "title", "text", "late",
-                                                       "progress", "streak", "total"]
+                                                       "progress", "streak", "total", "score"]
 
     public let source: String
 

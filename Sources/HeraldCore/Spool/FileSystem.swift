@@ -195,7 +195,7 @@ public enum FileSystem {
 }
 
 /// The directory part of `path` ("" for a bare name, "/" for a top-level entry).
-func parentDirectory(of path: String) -> String {
+public func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "" }
     if slash == path.startIndex { return "/" }
     return String(path[..<slash])

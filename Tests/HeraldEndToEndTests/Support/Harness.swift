@@ -235,6 +235,11 @@ final class Scene {
         try runCommand(Binaries.herald, arguments, environment: environment, stdin: stdin)
     }
 
+    @discardableResult
+    func herald(_ arguments: [String]) throws -> CommandResult {
+        try runCommand(Binaries.herald, arguments, environment: environment)
+    }
+
     /// Starts heraldd and waits until it logs "Ready".
     @discardableResult
     func startDaemon(_ arguments: [String] = [], waitReady: Bool = true) throws -> Child {
