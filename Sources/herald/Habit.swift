@@ -457,7 +457,7 @@ struct HabitEntry {
             let day = LocalDate(t, in: schedule.zone)
             let history = HabitHistory(rules: rules, contents: contents, today: day)
             guard let quiet = history.quietReason(on: day) else { return t }
-            let end = quiet.until.adding(days: 1).start(in: schedule.zone) - Span(microseconds: 1)
+            let end = quiet.until.map { $0.adding(days: 1).start(in: schedule.zone) - Span(microseconds: 1) } ?? t
             guard let next = schedule.firing(after: end) else { return nil }
             t = next
         }

@@ -101,7 +101,6 @@ extension Herald.HabitCommand {
                 ids.insert(plan.job.id!)
                 plans.append(plan)
             }
-            try ctx.prepareSpool(adding: plans.count)
             for plan in plans {
                 let days = Set(plan.log.map(\.date)).count
                 say("\(dryRun ? "Would import" : "Importing") '\(plan.job.title!)' (\(plan.job.id!)): "
@@ -109,6 +108,7 @@ extension Herald.HabitCommand {
                     + "\(days) day\(days == 1 ? "" : "s") of history" + (plan.note.map { "; " + $0 } ?? ""))
             }
             if dryRun { return }
+            try ctx.prepareSpool(adding: plans.count)
             // Logs first, then the jobs: a failure part-way removes what was written.
             var written: [String] = []
             do {

@@ -98,7 +98,7 @@ struct HabitScoreTests {
         let h = HabitHistory(rules: rules, contents: contents, today: today.adding(days: 3))
         let quiet = h.quietReason(on: today.adding(days: 3))
         #expect(quiet?.note == "3 of 3 this week")
-        #expect(quiet?.until == today.adding(days: 6))  // Sunday
+        #expect(quiet?.until == .some(today.adding(days: 6)))  // Sunday
         let nextWeek = HabitHistory(rules: rules, contents: contents, today: today.adding(days: 7))
         #expect(nextWeek.quietReason(on: today.adding(days: 7)) == nil)
         // A week starting on Sunday puts the boundary a day earlier.

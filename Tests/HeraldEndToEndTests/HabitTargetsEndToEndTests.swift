@@ -120,6 +120,9 @@ struct HabitTargetsEndToEndTests {
         #expect(try habitJSON(scene).first?["paused"] as? Bool == true)
         #expect(try scene.herald("habit", "pause", "Walk").stderr == "herald: 'Walk' is paused already\n")
         #expect(try scene.herald("habit", "list").stdout.contains("paused"))
+        #expect(try scene.herald("habit", "resume", "Walk").stdout.hasPrefix("Resumed: 'Walk' from "))
+        #expect(try #require(scene.server).waitForNotifications(1).map(\.summary) == ["Walk"])
+        #expect(try habitJSON(scene).first?["paused"] as? Bool == false)
     }
 
     @Test func heatMapAndStatsOnTheCommandLine() throws {

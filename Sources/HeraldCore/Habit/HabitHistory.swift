@@ -173,10 +173,10 @@ public struct HabitHistory {
         return sum
     }
 
-    /// Why no reminder is wanted on `day`, or nil when one is. The day after which reminders
-    /// come back is given for targets met for a whole period.
-    public func quietReason(on day: LocalDate) -> (note: String, until: LocalDate)? {
-        if contents.isPaused(on: day) { return ("paused", day) }
+    /// Why no reminder is wanted on `day`, or nil when one is, with the last day that stays
+    /// quiet. A pause has none: each reminder asks again, so a resume counts at once.
+    public func quietReason(on day: LocalDate) -> (note: String, until: LocalDate?)? {
+        if contents.isPaused(on: day) { return ("paused", nil) }
         if contents.skipped.contains(day) { return ("skipped for the day", day) }
         // A target met for the whole period first: it keeps reminders away for longer.
         let period = rules.period(containing: day)

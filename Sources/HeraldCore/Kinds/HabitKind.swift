@@ -17,7 +17,8 @@ enum HabitKind: JobKindRules {
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? {
         let history = occurrence.habitHistory
         guard let quiet = history.quietReason(on: history.today) else { return nil }
-        return Skip(note: quiet.note, resumeAfter: quiet.until.adding(days: 1).start(in: occurrence.schedule.zone) - Span(microseconds: 1))
+        return Skip(note: quiet.note,
+                    resumeAfter: quiet.until.map { $0.adding(days: 1).start(in: occurrence.schedule.zone) - Span(microseconds: 1) })
     }
 
     static func message(_ occurrence: DueOccurrence, config: HeraldConfig, now: Instant) -> (HeraldConfig.Message, [String: String]) {
