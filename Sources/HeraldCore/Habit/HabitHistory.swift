@@ -199,7 +199,14 @@ public struct HabitHistory {
 
     /// The score (0...1) at the end of `day`.
     public func score(on day: LocalDate) -> Double {
-        guard let first, day >= first else { return 0 }
+        scores(through: day).last ?? 0
+    }
+
+    /// The score at the end of each day from `first` through `day` (one pass: an export asks for
+    /// every day's).
+    public func scores(through day: LocalDate) -> [Double] {
+        guard let first, day >= first else { return [] }
+        var series: [Double] = []
         let end = min(day, today)
         var (num, den) = rules.fraction
         let freq = Double(num) / Double(den)
@@ -222,9 +229,10 @@ public struct HabitHistory {
                     }
                     score = score * m + pct * (1 - m)
                 }
+                series.append(score)
                 d = d.adding(days: 1)
             }
-            return score
+            return series
         }
         // Loop doubles the window of habits done less than daily (2 in 14 days for weekly).
         if freq < 1 { num *= 2; den *= 2 }
@@ -238,10 +246,11 @@ public struct HabitHistory {
             if marks[k] != .skip {
                 score = score * m + min(1, Double(rolling) / Double(num)) * (1 - m)
             }
+            series.append(score)
             k += 1
             d = d.adding(days: 1)
         }
-        return score
+        return series
     }
 
     // MARK: Streaks

@@ -201,10 +201,11 @@ public enum LoopCSV {
             var column: [LocalDate: (String, String)] = [:]
             today = history.today
             if let first = history.first {
+                let series = history.scores(through: history.today)
                 var d = history.today
                 while d >= first {
                     let v = computedValue(h, history, d)
-                    let s = score(history.score(on: d))
+                    let s = score(series[Int(d.dayNumber - first.dayNumber)])
                     if v != LoopHabit.unknown || h.entries[d] != nil { marks += d.description + "," + value(v) + ",\n" }
                     scores += d.description + "," + s + "\n"
                     column[d] = (String(v), s)
