@@ -127,9 +127,8 @@ extension Herald.HabitCommand {
         @Argument(help: "The habit's name or id.")
         var name: String
 
-        /// The habit, the day meant (today by default, never in the future), whether it is
-        /// done that day, and a way to record a change.
-        func resolve() throws -> (ctx: CLIContext, habit: HabitEntry, day: LocalDate, isDone: Bool) {
+        /// The habit, the day meant (today by default, never in the future) and its log as read.
+        func resolve() throws -> (ctx: CLIContext, habit: HabitEntry, day: LocalDate, contents: HabitLog.Contents) {
             let ctx = try CLIContext.load(global)
             let habit = try ctx.habit(named: name)
             let today = habit.today(ctx)
@@ -139,7 +138,7 @@ extension Herald.HabitCommand {
                 guard parsed <= today else { throw CLIError.usage("--date: \(parsed) is in the future (today is \(today))") }
                 day = parsed
             }
-            return (ctx, habit, day, habit.log(ctx).read().days.contains(day))
+            return (ctx, habit, day, habit.log(ctx).read())
 
         }
     }
@@ -160,25 +159,23 @@ extension Herald.HabitCommand {
         var amount: String?
 
         func run() throws {
-            let (ctx, habit, day, isDone) = try arguments.resolve()
+            let (ctx, habit, day, contents) = try arguments.resolve()
             if let target = habit.job.target {
                 let text = amount ?? "1"
                 guard let x = Double(text), x.isFinite, x != 0, abs(x) <= 1_000_000 else {
                     throw CLIError.usage("'\(text)' is not an amount (a number such as 2 or 0.5, not 0)")
                 }
-                try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, change: .add(x), at: ctx.now, by: "cli"))
-                let history = habit.history(ctx, today: habit.today(ctx))
+                let history = try habit.record(ctx, .add(x), on: day, after: contents)
                 say("'\(habit.title)' on \(day): \(target.progress(history.amount(on: day)))"
                     + (history.rules.frequency.map { _ in " (\(target.progress(history.periodAmount(of: day))) \(history.rules.periodPhrase))" } ?? ""))
                 return
             }
             if amount != nil { throw CLIError.usage("'\(habit.title)' is not measurable: give no amount (or add one with --target when you add a habit)") }
-            if isDone {
+            if contents.days.contains(day) {
                 say("'\(habit.title)' was already done on \(day)")
                 return
             }
-            try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, done: true, at: ctx.now, by: "cli"))
-            let history = habit.history(ctx)
+            let history = try habit.record(ctx, .done(true), on: day, after: contents)
             let stats = history.stats
             var line = "Done: '\(habit.title)' on \(day) (\(stats.currentStreak) in a row, \(stats.totalPhrase) in all)"
             if let f = history.rules.frequency, f != .daily {
@@ -195,12 +192,11 @@ extension Herald.HabitCommand {
         @OptionGroup var arguments: DayArguments
 
         func run() throws {
-            let (ctx, habit, day, _) = try arguments.resolve()
-            let contents = habit.log(ctx).read()
+            let (ctx, habit, day, contents) = try arguments.resolve()
             guard contents.days.contains(day) || contents.amounts[day] != nil || contents.skipped.contains(day) else {
                 throw CLIError.data("'\(habit.title)' was not done on \(day)")
             }
-            try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, done: false, at: ctx.now, by: "cli"))
+            _ = try habit.record(ctx, .done(false), on: day, after: contents)
             say("Undone: '\(habit.title)' on \(day)")
         }
     }
@@ -213,13 +209,12 @@ extension Herald.HabitCommand {
         @OptionGroup var arguments: DayArguments
 
         func run() throws {
-            let (ctx, habit, day, _) = try arguments.resolve()
-            guard !habit.log(ctx).read().skipped.contains(day) else {
+            let (ctx, habit, day, contents) = try arguments.resolve()
+            guard !contents.skipped.contains(day) else {
                 say("'\(habit.title)' was already skipped on \(day)")
                 return
             }
-            try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, change: .skip(true), at: ctx.now, by: "cli"))
-            let stats = habit.history(ctx).stats
+            let stats = try habit.record(ctx, .skip(true), on: day, after: contents).stats
             say("Skipped: '\(habit.title)' on \(day) (streak stays \(stats.currentStreak); 'herald habit undo' takes it back)")
         }
     }
@@ -232,10 +227,9 @@ extension Herald.HabitCommand {
         @OptionGroup var arguments: DayArguments
 
         func run() throws {
-            let (ctx, habit, day, _) = try arguments.resolve()
-            let contents = habit.log(ctx).read()
+            let (ctx, habit, day, contents) = try arguments.resolve()
             guard !contents.isPaused(on: habit.today(ctx)) else { throw CLIError.data("'\(habit.title)' is paused already") }
-            try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, change: .pause(true), at: ctx.now, by: "cli"))
+            _ = try habit.record(ctx, .pause(true), on: day, after: contents)
             say("Paused: '\(habit.title)' from \(day); 'herald habit resume \(habit.title)' brings its reminders back")
         }
     }
@@ -247,11 +241,11 @@ extension Herald.HabitCommand {
         @OptionGroup var arguments: DayArguments
 
         func run() throws {
-            let (ctx, habit, day, _) = try arguments.resolve()
-            let contents = habit.log(ctx).read()
+            let (ctx, habit, day, contents) = try arguments.resolve()
             guard contents.isPaused(on: habit.today(ctx)) else { throw CLIError.data("'\(habit.title)' is not paused") }
-            try ctx.record(habit.log(ctx), HabitLog.Entry(date: day, change: .pause(false), at: ctx.now, by: "cli"))
-            say("Resumed: '\(habit.title)' from \(day)" + (habit.nextReminder(ctx).map { ", next reminder \(ctx.when($0))" } ?? ""))
+            let history = try habit.record(ctx, .pause(false), on: day, after: contents)
+            say("Resumed: '\(habit.title)' from \(day)"
+                + (habit.nextReminder(ctx, contents: history.contents).map { ", next reminder \(ctx.when($0))" } ?? ""))
         }
     }
 
@@ -276,7 +270,7 @@ extension Herald.HabitCommand {
             for h in habits {
                 let history = h.history(ctx)
                 let s = history.stats
-                let next = history.contents.isPaused(on: history.today) ? "paused" : h.nextReminder(ctx).map { ctx.when($0) } ?? "-"
+                let next = history.contents.isPaused(on: history.today) ? "paused" : h.nextReminder(ctx, contents: history.contents).map { ctx.when($0) } ?? "-"
                 rows.append([h.title, h.goal, h.progress(history, s), String(s.currentStreak), String(s.bestStreak), String(s.total),
                              s.scorePhrase, next])
             }
@@ -324,7 +318,7 @@ extension Herald.HabitCommand {
             say("strength: \(s.scorePhrase)")
             if contents.isPaused(on: history.today) {
                 say("next:     paused ('herald habit resume \(h.title)')")
-            } else if let next = h.nextReminder(ctx) {
+            } else if let next = h.nextReminder(ctx, contents: contents) {
                 say("next:     \(ISO8601.format(next, in: h.schedule.zone)) (\(RelativeTime.phrase(next, now: ctx.now)))")
             }
             let view = HabitView(history: history, colored: Style.enabled)
@@ -417,12 +411,20 @@ struct HabitEntry {
     func log(_ ctx: CLIContext) -> HabitLog { HabitLog(spool: ctx.spool, id: id) }
     func today(_ ctx: CLIContext) -> LocalDate { LocalDate(ctx.now, in: schedule.zone) }
 
-    func history(_ ctx: CLIContext, today: LocalDate? = nil) -> HabitHistory {
-        HabitHistory(rules: HabitRules(job, schedule: schedule, weekStart: ctx.config.weekStart), contents: log(ctx).read(),
-                     today: today ?? self.today(ctx))
+    /// The history from `contents` (already read), or from the log.
+    func history(_ ctx: CLIContext, contents: HabitLog.Contents? = nil) -> HabitHistory {
+        HabitHistory(rules: HabitRules(job, schedule: schedule, weekStart: ctx.config.weekStart), contents: contents ?? log(ctx).read(),
+                     today: today(ctx))
     }
 
-    func stats(_ ctx: CLIContext) -> HabitStats { history(ctx).stats }
+    /// Records a change; returns the history with it.
+    func record(_ ctx: CLIContext, _ change: HabitLog.Change, on day: LocalDate, after contents: HabitLog.Contents) throws -> HabitHistory {
+        let entry = HabitLog.Entry(date: day, change: change, at: ctx.now, by: "cli")
+        try ctx.record(log(ctx), entry)
+        var after = contents
+        after.apply(entry)
+        return history(ctx, contents: after)
+    }
 
     /// "3 times a week", "8 glasses", "daily".
     var goal: String {
@@ -430,11 +432,9 @@ struct HabitEntry {
         return text.isEmpty ? "each reminder day" : text
     }
 
-    /// What the popup's progress says, without the streak of a daily habit.
+    /// The period's progress, or whether a daily habit is done today.
     func progress(_ history: HabitHistory, _ s: HabitStats) -> String {
-        if let t = job.target { return t.progress(history.periodAmount(of: history.today)) + (job.times == nil ? "" : " " + history.rules.periodPhrase) }
-        if let f = job.times { return "\(history.doneCount(inPeriodOf: history.today)) of \(f.count) \(history.rules.periodPhrase)" }
-        return s.doneToday ? "Done today" : "not yet today"
+        history.periodProgress ?? (s.doneToday ? "Done today" : "not yet today")
     }
 
     /// Days done in the current week or month (as `rules` says): "3", or "3/3" against a target there.
@@ -449,13 +449,13 @@ struct HabitEntry {
 
     /// The next reminder that will really show: days done, skipped, paused or with their
     /// period's target met are passed over.
-    func nextReminder(_ ctx: CLIContext) -> Instant? {
+    func nextReminder(_ ctx: CLIContext, contents: HabitLog.Contents) -> Instant? {
         guard var t = pending.fireAt else { return nil }
-        let contents = log(ctx).read()
         let rules = HabitRules(job, schedule: schedule, weekStart: ctx.config.weekStart)
         for _ in 0..<1000 {
             let day = LocalDate(t, in: schedule.zone)
-            let history = HabitHistory(rules: rules, contents: contents, today: day)
+            // The quiet reason does not ask the calendar, so each step skips its day-by-day walk.
+            let history = HabitHistory(rules: rules, contents: contents, today: day, isScheduled: { _ in true })
             guard let quiet = history.quietReason(on: day) else { return t }
             let end = quiet.until.map { $0.adding(days: 1).start(in: schedule.zone) - Span(microseconds: 1) } ?? t
             guard let next = schedule.firing(after: end) else { return nil }
@@ -532,7 +532,7 @@ extension CLIContext {
             ("progress", .string(h.progress(history, s))),
             ("periodDone", h.job.times != nil && h.job.target == nil ? .int(Int64(history.doneCount(inPeriodOf: history.today))) : .null),
             ("amountToday", h.job.target != nil ? .number(history.amount(on: history.today)) : .null),
-            ("next", h.nextReminder(self).map { .string(ISO8601.format($0, in: h.schedule.zone)) } ?? .null),
+            ("next", h.nextReminder(self, contents: history.contents).map { .string(ISO8601.format($0, in: h.schedule.zone)) } ?? .null),
             ("id", .string(h.id)),
         ])
     }

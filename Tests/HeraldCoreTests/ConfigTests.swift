@@ -83,6 +83,8 @@ struct ConfigTests {
         ("popups:\n  expire:\n    timers: never\n", "unknown key 'popups.expire.timers' (line 3)"),
         ("popups:\n  sound:\n    timer: bell ring\n", "key 'popups.sound.timer': \"bell ring\" is not a sound-theme name"),
         ("quietHours: 22-07\n", "key 'quietHours': \"22-07\" is not a daily window such as 22:00-07:00"),
+        ("habits:\n  weekStart: mo\n", "key 'habits.weekStart': \"mo\" is not a weekday (monday ... sunday)"),
+        ("habits:\n  weekStart: someday\n", "key 'habits.weekStart': \"someday\" is not a weekday (monday ... sunday)"),
     ])
     func badFilesAreRefusedNamingFileKeyAndReason(yaml: String, expected: String) {
         do {
@@ -92,6 +94,12 @@ struct ConfigTests {
             #expect(error.description.contains(dir.path + "/config.yaml"))
             #expect(error.description.contains(expected), "\(error.description)")
         }
+    }
+
+    @Test func theWeekStartIsReadFromAWeekdayName() throws {
+        #expect(try load(nil).weekStart == 0)
+        #expect(try load("habits:\n  weekStart: sunday\n").weekStart == 6)
+        #expect(try load("habits:\n  weekStart: Sat\n").weekStart == 5)
     }
 
     @Test func popupKeysAndQuietHoursAreRead() throws {

@@ -225,6 +225,24 @@ struct LoopFormatTests {
         #expect(kept == habits.map(\.habit))
     }
 
+    /// Loop 2.2 and before: seven columns, frequency as NumRepetitions and Interval, checkmark
+    /// files without a header.
+    @Test func theOlderCsvLayoutIsRead() throws {
+        let files = [
+            "Habits.csv": "Position,Name,Question,Description,NumRepetitions,Interval,Color\n001,Wake up early,Before 6am?,,2,3,#00897B\n",
+            "001 Wake up early/Checkmarks.csv": "2015-01-25,2\n2015-01-24,0\n2015-01-23,1\n",
+        ]
+        let read = try LoopCSV.read { (path: String) throws(LoopImportError) -> String? in files[path] }
+        #expect(read.count == 1)
+        #expect(read[0].name == "Wake up early" && read[0].question == "Before 6am?")
+        #expect((read[0].numerator, read[0].denominator) == (2, 3))
+        #expect(read[0].entries == [LocalDate(parsing: "2015-01-25")!: 2, LocalDate(parsing: "2015-01-24")!: 0,
+                                    LocalDate(parsing: "2015-01-23")!: 1])
+        let (job, log, _) = try read[0].heraldHabit(now: Instant(seconds: 0), zone: .utc)
+        #expect(job.times == HabitFrequency(count: 2, period: .days(3)))
+        #expect(log.map(\.date) == [LocalDate(parsing: "2015-01-25")!])  // only the day done by hand
+    }
+
     @Test func loopRemindersBecomeCalendarExpressions() {
         #expect(LoopHabit.calendar(hour: 7, minute: 30, days: 127) == "*-*-* 07:30")
         // Bits: 0 Saturday, 1 Sunday, 2 Monday, ... 6 Friday.

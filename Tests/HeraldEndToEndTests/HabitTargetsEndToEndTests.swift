@@ -159,6 +159,7 @@ struct HabitTargetsEndToEndTests {
              "herald: --times: a measurable habit counts its amount once per period: write 1/week, not 3/week\n"),
             (["habit", "done", "Water", "lots"], 64, "herald: 'lots' is not an amount (a number such as 2 or 0.5, not 0)\n"),
             (["habit", "import", "/nonexistent.db"], 65, "herald: '/nonexistent.db': no such file or folder\n"),
+            (["habit", "export", "--csv", scene.spoolPath], 65, "herald: --csv: '\(scene.spoolPath)' is not an empty folder (nothing written)\n"),
         ] {
             let r = try scene.herald(args)
             #expect(r.status == code, "\(args)")

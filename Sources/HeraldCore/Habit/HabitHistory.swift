@@ -60,35 +60,44 @@ public enum HabitMark: Int, Sendable {
 /// every day from nothing reaches half strength after 13 days. Skipped, paused and (for a habit
 /// without a frequency) unscheduled days leave the score as it was and neither break nor
 /// extend a streak.
-public struct HabitHistory {
+public struct HabitHistory: Sendable {
     public let rules: HabitRules
     public let contents: HabitLog.Contents
     public let today: LocalDate
-    /// Whether the habit reminds on a day (calendar habits; always true with a frequency).
-    let isScheduled: (LocalDate) -> Bool
+    /// Whether the habit reminds on a day, for days outside `scheduledDays`.
+    private let scheduledOn: @Sendable (LocalDate) -> Bool
+    /// `scheduledOn` for each day from `first` to today, asked once: the calendar is the costly part.
+    private let scheduledDays: [Bool]
     /// The first day counted (nil: nothing recorded yet).
     public let first: LocalDate?
     /// Loop's computed marks from `first` on (boolean habits; YES_AUTO filled in for frequencies).
     private let marks: [HabitMark]
 
     public init(rules: HabitRules, contents: HabitLog.Contents, today: LocalDate,
-                isScheduled: ((LocalDate) -> Bool)? = nil) {
+                isScheduled: (@Sendable (LocalDate) -> Bool)? = nil) {
         self.rules = rules
         self.contents = contents
         self.today = today
-        let schedule = rules.schedule
-        self.isScheduled = isScheduled ?? { day in rules.frequency != nil || (schedule?.elapses(on: day) ?? true) }
+        let schedule = rules.frequency == nil ? rules.schedule : nil
+        let scheduledOn = isScheduled ?? { day in schedule?.elapses(on: day) ?? true }
+        self.scheduledOn = scheduledOn
         var first = [contents.days.min(), contents.skipped.min(), contents.amounts.keys.min()].compactMap { $0 }.min()
-        var marks: [HabitMark] = []
+        var intervals: [Interval] = []
         if rules.target == nil, let start = first {
-            let (intervals, autoStart) = Self.intervals(done: contents.days.filter { $0 <= today }, rules: rules)
-            let begin = min(start, autoStart ?? start)
-            first = begin
-            marks.reserveCapacity(Int(today.dayNumber - begin.dayNumber) + 1)
-            var day = begin
-            while day <= today {
-                marks.append(Self.originalMark(day, contents: contents, scheduled: self.isScheduled))
-                day = day.adding(days: 1)
+            let found = Self.intervals(done: contents.days.filter { $0 <= today }, rules: rules)
+            intervals = found.0
+            first = min(start, found.1 ?? start)
+        }
+        self.first = first
+        var scheduledDays: [Bool] = []
+        var day = first ?? today.adding(days: 1)
+        while day <= today { scheduledDays.append(scheduledOn(day)); day = day.adding(days: 1) }
+        self.scheduledDays = scheduledDays
+        var marks: [HabitMark] = []
+        if rules.target == nil, let begin = first {
+            marks.reserveCapacity(scheduledDays.count)
+            for (k, scheduled) in scheduledDays.enumerated() {
+                marks.append(Self.originalMark(begin.adding(days: k), contents: contents, scheduled: scheduled))
             }
             for iv in intervals {
                 var d = max(iv.begin, begin)
@@ -99,8 +108,13 @@ public struct HabitHistory {
                 }
             }
         }
-        self.first = first
         self.marks = marks
+    }
+
+    /// Whether the habit reminds on a day (calendar habits; always true with a frequency).
+    func isScheduled(_ day: LocalDate) -> Bool {
+        if let first, day >= first, day <= today { return scheduledDays[Int(day.dayNumber - first.dayNumber)] }
+        return scheduledOn(day)
     }
 
     // MARK: Days
@@ -111,8 +125,8 @@ public struct HabitHistory {
     }
 
     /// A day done off a calendar habit's schedule counts in its total, not in its streak or score.
-    static func originalMark(_ day: LocalDate, contents: HabitLog.Contents, scheduled: (LocalDate) -> Bool) -> HabitMark {
-        if !scheduled(day) { return .skip }
+    static func originalMark(_ day: LocalDate, contents: HabitLog.Contents, scheduled: Bool) -> HabitMark {
+        if !scheduled { return .skip }
         if contents.days.contains(day) { return .yesManual }
         if contents.skipped.contains(day) || contents.isPaused(on: day) { return .skip }
         return .unknown
@@ -171,6 +185,17 @@ public struct HabitHistory {
         var d = p.lowerBound
         while d <= min(p.upperBound, today) { sum += amount(on: d); d = d.adding(days: 1) }
         return sum
+    }
+
+    /// Progress towards the current period's target: "5 of 8 glasses", "2 of 3 this week";
+    /// nil for a habit done on each day it reminds.
+    public var periodProgress: String? {
+        if let t = rules.target {
+            let suffix = rules.frequency.map { $0.period == .days(1) ? "" : " " + rules.periodPhrase } ?? ""
+            return t.progress(periodAmount(of: today)) + suffix
+        }
+        if let f = rules.frequency, f != .daily { return "\(doneCount(inPeriodOf: today)) of \(f.count) \(rules.periodPhrase)" }
+        return nil
     }
 
     /// Why no reminder is wanted on `day`, or nil when one is, with the last day that stays
@@ -342,7 +367,7 @@ public struct HabitStats: Sendable, Equatable {
     }
 
     /// A daily habit's stats from the days done and the days it is scheduled.
-    public static func compute(done: Set<LocalDate>, today: LocalDate, isScheduled: @escaping (LocalDate) -> Bool) -> HabitStats {
+    public static func compute(done: Set<LocalDate>, today: LocalDate, isScheduled: @escaping @Sendable (LocalDate) -> Bool) -> HabitStats {
         HabitHistory(rules: HabitRules(), contents: HabitLog.Contents(days: done), today: today, isScheduled: isScheduled).stats
     }
 

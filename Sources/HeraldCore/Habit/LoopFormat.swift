@@ -18,21 +18,17 @@ public struct LoopHabit: Sendable, Equatable {
     public var unit = ""
     public var archived = false
     public var position = 0
-    /// Hour, minute and Loop's weekday bits (bit 0 Saturday, bit 1 Sunday ... bit 6 Friday).
-    public var reminder: (hour: Int, minute: Int, days: Int)?
+    /// A reminder: hour, minute and Loop's weekday bits (bit 0 Saturday, bit 1 Sunday ... bit 6 Friday).
+    public struct Reminder: Sendable, Equatable {
+        public var hour: Int, minute: Int, days: Int
+        public init(hour: Int, minute: Int, days: Int) { self.hour = hour; self.minute = minute; self.days = days }
+    }
+    public var reminder: Reminder?
     /// Loop's entry values by day: 2 done, 3 skipped, 1 filled in, 0 no, -1 unknown; for a
     /// numerical habit the amount × 1000 (3 still means skipped).
     public var entries: [LocalDate: Int] = [:]
 
     public init(name: String) { self.name = name }
-
-    public static func == (a: LoopHabit, b: LoopHabit) -> Bool {
-        a.name == b.name && a.question == b.question && a.description == b.description && a.numerator == b.numerator
-            && a.denominator == b.denominator && a.isNumerical == b.isNumerical && a.targetType == b.targetType
-            && a.targetValue == b.targetValue && a.unit == b.unit && a.archived == b.archived && a.position == b.position
-            && a.reminder?.hour == b.reminder?.hour && a.reminder?.minute == b.reminder?.minute
-            && a.reminder?.days == b.reminder?.days && a.entries == b.entries
-    }
 
     /// Loop's entry codes.
     public static let yesManual = 2, yesAuto = 1, no = 0, skip = 3, unknown = -1
@@ -359,7 +355,7 @@ extension LoopHabit {
             habit.archived = (int("archived") ?? 0) != 0
             habit.position = int("position") ?? habits.count
             if let hour = int("reminder_hour"), let minute = int("reminder_min") {
-                habit.reminder = (hour, minute, int("reminder_days") ?? 127)
+                habit.reminder = Reminder(hour: hour, minute: minute, days: int("reminder_days") ?? 127)
             }
             if case .array(let reps)? = h["repetitions"] {
                 for r in reps {

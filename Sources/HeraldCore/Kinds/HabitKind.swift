@@ -15,31 +15,20 @@ enum HabitKind: JobKindRules {
 
     /// Done for the day, a target met for the period, skipped or paused: quiet until then.
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? {
-        let history = occurrence.habitHistory
-        guard let quiet = history.quietReason(on: history.today) else { return nil }
+        guard let history = occurrence.habitHistory, let quiet = history.quietReason(on: history.today) else { return nil }
         return Skip(note: quiet.note,
                     resumeAfter: quiet.until.map { $0.adding(days: 1).start(in: occurrence.schedule.zone) - Span(microseconds: 1) })
     }
 
     static func message(_ occurrence: DueOccurrence, config: HeraldConfig, now: Instant) -> (HeraldConfig.Message, [String: String]) {
-        let history = occurrence.habitHistory
+        guard let history = occurrence.habitHistory else { return (config.templates.habit, [:]) }
         let s = history.stats
-        return (config.templates.habit, ["progress": progress(history, s), "streak": String(s.currentStreak), "total": s.totalPhrase,
+        // "2 of 3 this week · 4 in a row", "5 of 8 glasses", or a daily habit's streak phrase.
+        let progress = history.periodProgress.map { p in
+            history.rules.target == nil && s.currentStreak > 0 ? p + " · \(s.currentStreak) in a row" : p
+        } ?? s.progressPhrase
+        return (config.templates.habit, ["progress": progress, "streak": String(s.currentStreak), "total": s.totalPhrase,
                                          "score": s.scorePhrase])
-    }
-
-    /// "5 of 8 glasses", "2 of 3 this week", or the streak phrase of a daily habit.
-    static func progress(_ history: HabitHistory, _ s: HabitStats) -> String {
-        let rules = history.rules
-        if let t = rules.target {
-            let period = rules.frequency.map { $0.period == .days(1) ? "" : " " + rules.periodPhrase } ?? ""
-            return t.progress(history.periodAmount(of: history.today)) + period
-        }
-        if let f = rules.frequency, f != .daily {
-            return "\(history.doneCount(inPeriodOf: history.today)) of \(f.count) \(rules.periodPhrase)"
-                + (s.currentStreak > 0 ? " · \(s.currentStreak) in a row" : "")
-        }
-        return s.progressPhrase
     }
 
     static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] {

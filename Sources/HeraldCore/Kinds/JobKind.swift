@@ -21,24 +21,28 @@ protocol JobKindRules {
 /// A due occurrence as a kind sees it: the job, which occurrence, and what the kind was given
 /// to decide about it (a habit's log).
 public struct DueOccurrence: Sendable {
-    public var job: Job
-    public var schedule: JobSchedule
-    public var name: JobFileName
-    public var habitLog: HabitLog.Contents?
+    public let job: Job
+    public let schedule: JobSchedule
+    public let name: JobFileName
+    public let habitLog: HabitLog.Contents?
     /// The first day of a habit's week (the config's `habits.weekStart`).
-    public var weekStart = 0
+    public let weekStart: Int
+    /// A habit's history as of the local day of this occurrence (a warning: of its reminder),
+    /// built once: both the skip decision and the popup's text read it.
+    let habitHistory: HabitHistory?
     public var occurrence: Instant { name.occurrence }
     public var role: OccurrenceRole { schedule.role(of: name.occurrence) }
 
     public init(job: Job, schedule: JobSchedule, name: JobFileName, habitLog: HabitLog.Contents? = nil, weekStart: Int = 0) {
         self.job = job; self.schedule = schedule; self.name = name; self.habitLog = habitLog; self.weekStart = weekStart
-    }
-
-    /// A habit's history as of the local day of this occurrence (a warning: of its reminder).
-    var habitHistory: HabitHistory {
-        let instant = role == .warning ? schedule.target(ofWarning: occurrence) ?? occurrence : occurrence
-        return HabitHistory(rules: HabitRules(job, schedule: schedule, weekStart: weekStart), contents: habitLog ?? .init(),
-                            today: LocalDate(instant, in: schedule.zone))
+        if job.kind == .habit {
+            let o = name.occurrence
+            let instant = schedule.role(of: o) == .warning ? schedule.target(ofWarning: o) ?? o : o
+            habitHistory = HabitHistory(rules: HabitRules(job, schedule: schedule, weekStart: weekStart), contents: habitLog ?? .init(),
+                                        today: LocalDate(instant, in: schedule.zone))
+        } else {
+            habitHistory = nil
+        }
     }
 }
 
