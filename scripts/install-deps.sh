@@ -9,10 +9,12 @@
 set -eu
 
 build="libnotify-dev libcanberra-dev libsqlite3-dev pkg-config tzdata"
-test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at faketime sqlite3 make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme"
+test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at faketime sqlite3 make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme python3-radicale khal vdirsyncer curl"
 screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
 profile="$build valgrind binutils python3"
 compat="$test dunst notification-daemon mate-notification-daemon mako-notifier sway grim libnotify-bin"
+
+ORACLE_VERSION=3.8.2
 
 case "${1:-test}" in
   build) wanted=$build ;;
@@ -31,6 +33,16 @@ for pkg in $wanted; do
     *) missing="$missing $pkg" ;;
   esac
 done
+# The calendar tests compare alarm instants with python's recurring-ical-events (PyPI), in the
+# python3 on PATH (Debian's is kept for dbusmock and pyatspi).
+pip_missing=""
+if [ "${1:-test}" = test ] || [ "${1:-test}" = compat ]; then
+  python3 -c 'import recurring_ical_events' 2>/dev/null || pip_missing="recurring-ical-events==$ORACLE_VERSION"
+fi
+if [ -n "$pip_missing" ]; then
+  echo "Installing from PyPI: $pip_missing"
+  python3 -m pip install -q "$pip_missing"
+fi
 [ -z "$missing" ] && exit 0
 
 echo "Installing missing packages:$missing"

@@ -24,7 +24,7 @@ struct Herald: ParsableCommand {
             """,
         version: HeraldVersion.string,
         subcommands: [Deliver.self, Remind.self, TimerCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self, Reschedule.self, Edit.self,
-                      Snooze.self, Ack.self, Quiet.self, History.self, Status.self, Next.self, When.self, Validate.self, Import.self, Doctor.self, Demo.self])
+                      Snooze.self, Ack.self, Quiet.self, History.self, Status.self, Next.self, When.self, CalendarCommand.self, Validate.self, Import.self, Doctor.self, Demo.self])
 
     /// Runs the command; Herald's own errors print one line and exit 64/65/1. Synchronous:
     /// an async main would end in dispatch_main, whose thread exit costs this static binary

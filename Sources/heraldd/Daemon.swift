@@ -39,6 +39,7 @@ final class Daemon: @unchecked Sendable {
     private let clock = SystemClock()
     private let worker: SpoolWorker
     private let reader: IntakeReader
+    private let calendars: CalendarSync
     // Queue-confined state.
     private var engine: Engine
     private var timer: DispatchSourceTimer?
@@ -70,6 +71,7 @@ final class Daemon: @unchecked Sendable {
                              logger: logger)
         self.worker = SpoolWorker(spool: settings.spool, logger: logger)
         self.reader = IntakeReader(spool: settings.spool)
+        self.calendars = CalendarSync(spool: settings.spool, localZone: TimeZoneRules.local(environment: settings.environment), logger: logger)
         self.systemd = ServiceNotifier(environment: settings.environment)
     }
 
@@ -151,6 +153,7 @@ final class Daemon: @unchecked Sendable {
         let listing = try worker.listJobs()
         if let manual = settings.spool.quietSwitch() { engine.setQuietSwitch(manual) }
         apply(engine.handle(.started(jobs: listing.jobs, strays: listing.strays), now: clock.now))
+        calendars.configure(engine.config, localZone: engine.localZone)
         herald_release_free_memory()
         intakeQueue.async { [self] in  // after the read, which asks for the filing ...
             queue.async { [self] in
@@ -206,6 +209,8 @@ final class Daemon: @unchecked Sendable {
                 var environment = settings.environment.dictionary(withPrefix: "")
                 environment.removeValue(forKey: "NOTIFY_SOCKET")
                 URLOpener.open(url, opener: settings.environment["HERALD_OPENER"] ?? "xdg-open", environment: environment, logger: logger)
+            case .writeBack(let change):
+                calendars.writeBack(change)
             case .armTimer(let wake):
                 rearm(wake)
             }
@@ -218,6 +223,7 @@ final class Daemon: @unchecked Sendable {
         systemd.send("STOPPING=1")
         for source in [watchdog, maintenance, timer] { source?.cancel() }
         watcher?.cancel()
+        calendars.cancel()
         clockWatcher?.cancel()
         zoneWatcher?.cancel()
         // What was shown is recorded before heraldd goes; an intake in progress is simply
@@ -262,6 +268,7 @@ final class Daemon: @unchecked Sendable {
         let zone = TimeZoneRules.local(environment: environment, localtime: path)
         guard zone != engine.localZone else { return }
         let spool = settings.spool
+        calendars.configure(engine.config, localZone: zone)
         background.async { [weak self] in
             guard let self else { return }
             self.post(.localZoneChanged(zone, jobs: spool.localZoneRecurrences(localZone: zone)))
@@ -351,6 +358,7 @@ final class Daemon: @unchecked Sendable {
             let config = try ConfigLoader.load(path: settings.configPath, explicit: settings.configExplicit,
                                                environment: settings.environment)
             send(.configReloaded(config))
+            calendars.configure(config, localZone: engine.localZone)
             levelBox.level = Logger.Level(config.logLevel)
             logger.info("Configuration reloaded")
         } catch {

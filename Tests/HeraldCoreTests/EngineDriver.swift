@@ -29,6 +29,8 @@ final class EngineDriver {
     /// Popups the engine asked to close, and pages it asked to open.
     private(set) var closed: [String] = []
     private(set) var opened: [String] = []
+    /// Dismisses and snoozes of calendar alarms to be written into their items.
+    private(set) var writtenBack: [CalendarWriteBack] = []
 
     init(spool: Spool, config: HeraldConfig = HeraldConfig(), localZone: TimeZoneRules = .utc, clock: ManualClock,
          logger: Logger, notifier: RecordingNotifier = RecordingNotifier(), partSize: Int = 1_000) {
@@ -67,6 +69,7 @@ final class EngineDriver {
                 case .armTimer(let wake): armed = wake
                 case .close(let id): closed.append(id)
                 case .open(let url): opened.append(url)
+                case .writeBack(let change): writtenBack.append(change)
                 }
             }
         }

@@ -23,6 +23,8 @@ public enum ConfigLoader {
         "templates.arrival.summary", "templates.arrival.body",
         "templates.reminder.summary", "templates.reminder.body",
         "templates.habit.summary", "templates.habit.body",
+        "templates.calendar.summary", "templates.calendar.body",
+        "calendars.sources", "calendars.writeBack",
         "spool", "log.level", "catchUp.grace", "limits.retention", "limits.jobs",
         "popups.snoozeChoices", "popups.maxRepeats", "popups.summaryAfter",
         "popups.expire.reminder", "popups.expire.timer", "popups.expire.habit", "popups.expire.headsUp",
@@ -177,6 +179,41 @@ public enum ConfigLoader {
         if let s = try sound("popups.sound.repeating") { config.popups.repeatingSound = s }
     }
 
+    /// `calendars.sources` (vdirs or .ics files, comma-separated) and `calendars.writeBack`
+    /// (`all`, `none`, or some of those sources).
+    static func calendars(_ config: inout HeraldConfig, _ value: (String) -> (text: String, source: String)?, home: String) throws(ConfigError) {
+        func paths(_ v: (text: String, source: String)) throws(ConfigError) -> [String] {
+            var out: [String] = []
+            for part in v.text.split(separator: ",") {
+                var p = String(part).trimmingSpaces
+                if p == "~" || p.hasPrefix("~/") { p = home + p.dropFirst() }
+                guard p.hasPrefix("/") else { throw ConfigError("\(v.source): \"\(p)\" is not an absolute path (or ~/...)") }
+                while p.count > 1, p.hasSuffix("/") { p.removeLast() }
+                if !out.contains(p) { out.append(p) }
+            }
+            return out
+        }
+        guard let s = value("calendars.sources") else {
+            if let w = value("calendars.writeBack"), !["none", ""].contains(w.text.trimmingSpaces) {
+                throw ConfigError("\(w.source): there are no calendars.sources to write back to")
+            }
+            return
+        }
+        config.calendars = try paths(s).map { HeraldConfig.CalendarSource(path: $0) }
+        guard let w = value("calendars.writeBack") else { return }
+        switch w.text.trimmingSpaces {
+        case "none", "": break
+        case "all": for k in config.calendars.indices { config.calendars[k].writeBack = true }
+        default:
+            for p in try paths(w) {
+                guard let k = config.calendars.firstIndex(where: { $0.path == p }) else {
+                    throw ConfigError("\(w.source): \"\(p)\" is not one of calendars.sources")
+                }
+                config.calendars[k].writeBack = true
+            }
+        }
+    }
+
     /// Builds the configuration from `lookup`, which gives a key's text (from the file or a variable).
     static func build(path: String, environment: Environment, lookup: (String) -> String?) throws(ConfigError) -> HeraldConfig {
         var config = HeraldConfig()
@@ -241,7 +278,10 @@ public enum ConfigLoader {
             reminder: .init(summary: try template("templates.reminder.summary", d.reminder.summary),
                             body: try template("templates.reminder.body", d.reminder.body)),
             habit: .init(summary: try template("templates.habit.summary", d.habit.summary),
-                         body: try template("templates.habit.body", d.habit.body)))
+                         body: try template("templates.habit.body", d.habit.body)),
+            calendar: .init(summary: try template("templates.calendar.summary", d.calendar.summary),
+                            body: try template("templates.calendar.body", d.calendar.body)))
+        try calendars(&config, value, home: environment["HOME"] ?? "")
         if let v = value("spool"), !v.text.isEmpty {
             var p = v.text
             if p == "~" || p.hasPrefix("~/") { p = (environment["HOME"] ?? "") + p.dropFirst() }

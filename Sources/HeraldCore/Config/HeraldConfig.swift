@@ -18,6 +18,15 @@ public struct HeraldConfig: Sendable, Equatable {
         public var arrival: Message
         public var reminder: Message
         public var habit: Message
+        public var calendar: Message
+    }
+
+    /// A calendar heraldd watches (`calendars.sources`): a vdir or an `.ics` file.
+    public struct CalendarSource: Sendable, Equatable {
+        public var path: String
+        /// Dismiss and Snooze are written into the item (RFC 9074), for sync to carry (`calendars.writeBack`).
+        public var writeBack: Bool
+        public init(path: String, writeBack: Bool = false) { self.path = path; self.writeBack = writeBack }
     }
 
     public enum LogLevel: String, Sendable, CaseIterable {
@@ -67,6 +76,8 @@ public struct HeraldConfig: Sendable, Equatable {
     public var maxJobs = 200_000
     /// The first day of a habit's week (0 = Monday ... 6 = Sunday), for targets such as 3/week.
     public var weekStart = 0
+    /// The calendars whose alarms heraldd shows.
+    public var calendars: [CalendarSource] = []
     /// The spool directory, if configured (else the XDG default).
     public var spool: String?
     public var logLevel: LogLevel = .info
@@ -82,6 +93,8 @@ public struct HeraldConfig: Sendable, Equatable {
         reminder: Message(summary: Template(valid: "{title}"),
                           body: Template(valid: "{text}")),
         habit: Message(summary: Template(valid: "{title}"),
-                       body: Template(valid: "{progress} · done {total} · strength {score}"))
+                       body: Template(valid: "{progress} · done {total} · strength {score}")),
+        calendar: Message(summary: Template(valid: "{title} {when}"),
+                          body: Template(valid: "{location}"))
     )
 }

@@ -15,6 +15,7 @@ extension Engine {
                                                    length: span ?? config.snooze) else { return [] }
             logger.info("Snoozed", metadata: ["job.id": "\(id)", "until": "\(target.fireAt)"])
             var effects = popup.map { [ending($0, .snoozed, now: now, note: "until \(target.fireAt)")] } ?? []
+            if let popup { effects += writeBack(popup, .snoozed(until: target.fireAt), now: now) }
             if let pending = current[id] { return effects + [move(pending, to: target)] + tick(now: now) }
             // A one-shot that finished comes back from done/.
             ownNames.insert(target)
@@ -26,7 +27,7 @@ extension Engine {
             adding[id] = popup
             if adding.count > 256, let any = adding.keys.first(where: { $0 != id }) { adding.removeValue(forKey: any) }
             return [.load(LoadRequest(name: name, purpose: .action(.add(amount), occurrence: pressed.occurrence)))]
-        case .done, .gotIt, .body, .track:
+        case .done, .gotIt, .dismiss, .body, .track:
             var effects: [EngineEffect] = []
             if pressed.action == .track, let url = popup?.job.url { effects.append(.open(url: url)) }
             if let popup {
@@ -34,6 +35,7 @@ extension Engine {
                 let outcome: HistoryRecord.Outcome = pressed.action == .body && popup.job.kind == .habit ? .dismissed : .done
                 effects.append(ending(popup, outcome, now: now, note: pressed.action == .track ? "tracked" : nil))
                 effects += acknowledge(popup, now: now)
+                effects += writeBack(popup, .acknowledged, now: now)
             }
             if pressed.action == .done, popup.map({ $0.job.kind == .habit }) ?? true, let name = current[id] {
                 effects.append(.load(LoadRequest(name: name, purpose: .action(.done, occurrence: pressed.occurrence))))
@@ -52,7 +54,8 @@ extension Engine {
         guard reason != .closedByHerald, let popup = onScreen[id], popup.name.occurrence == occurrence else { return [] }
         onScreen.removeValue(forKey: id)
         if reason == .expired { return [ending(popup, .expired, now: now)] }
-        return [ending(popup, .dismissed, now: now)] + acknowledge(popup, now: now) + tick(now: now)
+        return [ending(popup, .dismissed, now: now)] + acknowledge(popup, now: now) + writeBack(popup, .acknowledged, now: now)
+            + tick(now: now)
     }
 
     /// A repeating reminder was acknowledged: it stops repeating and moves on to its next

@@ -240,6 +240,11 @@ extension Engine {
         switch occurrence.role {
         case .warning: return occurrence.schedule.target(ofWarning: occurrence.occurrence).map { $0 > now } ?? false
         case .headsUp: return occurrence.job.at.map { $0 > now } ?? false
+        case .calendar:
+            // An alarm for an event still ahead (or an all-day one still today) has news.
+            guard let start = CalendarKind.entry(of: occurrence.job, at: occurrence.occurrence)?.start else { return false }
+            if let day = LocalDate(parsing: start) { return day >= LocalDate(now, in: occurrence.schedule.zone) }
+            return ISO8601.parseInstant(start).map { $0 > now } ?? false
         case .reminder, .arrival, .habit: return false
         }
     }

@@ -22,6 +22,8 @@ public enum EngineEffect: Sendable, Equatable {
     case close(jobID: String)
     /// A background queue: open a tracking page with the desktop's opener (`xdg-open`).
     case open(url: String)
+    /// Calendar queue: write a Dismiss or Snooze into the item's file (RFC 9074).
+    case writeBack(CalendarWriteBack)
     /// Scheduler's queue: arm the wall-clock timer for this instant (nil: disarm); answer with
     /// `.timerFired`.
     case armTimer(Instant?)

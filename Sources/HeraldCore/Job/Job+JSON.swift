@@ -28,7 +28,8 @@ public struct JobError: Error, Equatable, CustomStringConvertible {
 extension Job {
     static let fields: Set<String> = ["version", "kind", "id", "at", "every", "timezone", "title", "text",
                                       "icon", "urgency", "recipient", "items", "lead", "tags",
-                                      "url", "repeat", "sound", "warn", "times", "target", "unit", "targetType"]
+                                      "url", "repeat", "sound", "warn", "times", "target", "unit", "targetType",
+                                      "calendar", "alarms"]
 
     /// Decodes and validates one job document.
     ///
@@ -60,7 +61,7 @@ extension Job {
         }
         guard let kindValue = o["kind"] else { throw JobError("missing field 'kind'") }
         guard case .string(let kindText) = kindValue, let kind = Kind(rawValue: kindText) else {
-            throw JobError("field 'kind' is not one of reminder, delivery, habit", value: kindValue.snippet())
+            throw JobError("field 'kind' is not one of reminder, delivery, habit, calendar", value: kindValue.snippet())
         }
         var job = Job(kind: kind)
         if let idValue = o["id"] {
@@ -134,6 +135,8 @@ extension Job {
             }
         }
         job.target = try target(o)
+        if let c = o["calendar"] { job.calendar = try CalendarKind.link(c) }
+        if let a = o["alarms"] { job.alarms = try CalendarKind.entries(a) }
         try job.checkKindRules(present: Set(o.keys))
         if !job.every.isEmpty { _ = try JobSchedule(job, localZone: localZone) }
         return job
@@ -311,6 +314,8 @@ extension Job {
             if !target.unit.isEmpty { f.append(("unit", .string(target.unit))) }
             if target.kind != .atLeast { f.append(("targetType", .string(target.kind.rawValue))) }
         }
+        if let calendar { f.append(("calendar", CalendarKind.json(calendar))) }
+        if !alarms.isEmpty { f.append(("alarms", .array(alarms.map(CalendarKind.json)))) }
         return .object(f)
     }
 

@@ -6,6 +6,7 @@ public enum OccurrenceRole: String, Sendable, Equatable {
     case headsUp = "heads-up"
     case arrival
     case habit
+    case calendar
 }
 
 extension Job {
@@ -21,6 +22,7 @@ extension Job {
     /// What the occurrence at `instant` is; the calendars are read only for a job with warnings.
     public func role(of instant: Instant, localZone: TimeZoneRules, defaultLead: Span = .zero) -> OccurrenceRole {
         if kind == .delivery { return deliveryRole(of: instant) }
+        if kind == .calendar { return .calendar }
         guard !warn.isEmpty, let schedule = try? JobSchedule(self, localZone: localZone, defaultLead: defaultLead) else {
             return kind == .habit ? .habit : .reminder
         }
@@ -50,6 +52,8 @@ public struct JobSchedule: Sendable {
     /// How long before each main occurrence a warning fires, largest first: the job's `warn`
     /// and, for a delivery, its heads-up lead.
     public let warnings: [Span]
+    /// A calendar job's alarm instants, in order.
+    public let alarmTimes: [Instant]
 
     /// - Parameter defaultLead: the configured heads-up lead, for deliveries without their own.
     /// - Throws: `JobError` when an `every` entry is not a calendar expression.
@@ -66,9 +70,10 @@ public struct JobSchedule: Sendable {
         var warnings = job.warn
         if job.kind == .delivery { warnings.append(job.effectiveLead(defaultLead: defaultLead)) }
         self.warnings = Array(Set(warnings.filter { $0 > .zero })).sorted(by: >)
+        alarmTimes = job.kind == .calendar ? Array(Set(job.alarms.map(\.at))).sorted() : []
     }
 
-    public var isRecurring: Bool { !calendars.isEmpty }
+    public var isRecurring: Bool { !calendars.isEmpty || !alarmTimes.isEmpty }
 
     /// The first time the job fires when taken in at `now`, or nil if it never will.
     ///
@@ -76,6 +81,8 @@ public struct JobSchedule: Sendable {
     /// that is already past (it still carries news), and starts from its earliest firing when
     /// even the main time is past (a warning then is settled as already due).
     public func first(now: Instant) -> Instant? {
+        // A calendar job lists only alarms still to show (a missed one is caught up as a job's is).
+        if !alarmTimes.isEmpty { return alarmTimes.first }
         if isRecurring { return firing(after: now) }
         guard let at = job.at else { return nil }
         let times = warnings.map { at - $0 }
@@ -101,6 +108,7 @@ public struct JobSchedule: Sendable {
 
     /// The first main occurrence after `t` (and at or after the job's start).
     public func main(after t: Instant) -> Instant? {
+        if !alarmTimes.isEmpty { return alarmTimes.first { $0 > t } }
         if !isRecurring { return job.at.flatMap { $0 > t ? $0 : nil } }
         let from = max(t, job.at.map { $0 - Span(microseconds: 1) } ?? t)
         return calendars.compactMap { recurrence($0, after: from) }.min()
@@ -129,6 +137,8 @@ public struct JobSchedule: Sendable {
         switch job.kind {
         case .delivery:
             return job.deliveryRole(of: instant)
+        case .calendar:
+            return .calendar
         case .reminder, .habit:
             let main: OccurrenceRole = job.kind == .habit ? .habit : .reminder
             if warnings.isEmpty || isMain(instant) { return main }

@@ -3,7 +3,7 @@
 /// See `schema/job-v1.schema.json` and the README's "Job file format" for the contract.
 public struct Job: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable, Codable {
-        case reminder, delivery, habit
+        case reminder, delivery, habit, calendar
     }
 
     public enum Urgency: String, Sendable, CaseIterable, Codable {
@@ -57,6 +57,10 @@ public struct Job: Sendable, Equatable {
     public var times: HabitFrequency?
     /// A measurable habit's daily goal ("at least 8 glasses").
     public var target: HabitTarget?
+    /// A calendar alarm's item: its file, UID and source (written by heraldd's calendar sync).
+    public var calendar: CalendarLink?
+    /// A calendar item's next alarm instants, each with the occurrence it is for.
+    public var alarms: [CalendarAlarmEntry] = []
 
     public init(kind: Kind, id: String? = nil, at: Instant? = nil, every: String? = nil, timezone: String? = nil,
                 title: String? = nil, text: String? = nil, icon: String? = nil, urgency: Urgency? = nil,

@@ -71,6 +71,7 @@ extension Job.Kind {
         case .reminder: return ReminderKind.self
         case .delivery: return DeliveryKind.self
         case .habit: return HabitKind.self
+        case .calendar: return CalendarKind.self
         }
     }
 }
@@ -86,7 +87,7 @@ extension OccurrenceRole {
         switch self {
         case .headsUp, .arrival: return "delivery/" + rawValue
         case .warning: return "reminder/warning"
-        case .reminder, .habit: return rawValue
+        case .reminder, .habit, .calendar: return rawValue
         }
     }
 }

@@ -5,6 +5,8 @@ public enum PopupAction: Sendable, Hashable {
     case done
     /// A delivery's "Got it".
     case gotIt
+    /// A calendar alarm's "Dismiss" (written back into the item when its source allows).
+    case dismiss
     /// Snooze: back after `span`, or after the configured `defaults.snooze` when nil.
     case snooze(Span?)
     /// A delivery's "Track": opens the job's `url`.
@@ -20,6 +22,7 @@ public enum PopupAction: Sendable, Hashable {
         switch self {
         case .done: return "done"
         case .gotIt: return "got-it"
+        case .dismiss: return "dismiss"
         case .snooze(nil): return "snooze"
         case .snooze(let span?): return "snooze-" + String(span.microseconds / 1_000_000)
         case .track: return "track"
@@ -33,6 +36,7 @@ public enum PopupAction: Sendable, Hashable {
         switch key {
         case "done": self = .done
         case "got-it": self = .gotIt
+        case "dismiss": self = .dismiss
         case "snooze": self = .snooze(nil)
         case "track": self = .track
         case "default": self = .body
@@ -55,6 +59,7 @@ public enum PopupAction: Sendable, Hashable {
         switch self {
         case .done: return "Done"
         case .gotIt: return "Got it"
+        case .dismiss: return "Dismiss"
         case .snooze(nil): return "Snooze"
         case .snooze(let span?): return TimeSpan.humanize(span)
         case .track: return "Track"

@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A Dismiss or Snooze of a calendar alarm, to be written into its item as RFC 9074 says:
+/// `ACKNOWLEDGED` on the VALARM (every alarm instant up to then is handled), and a snooze as a
+/// new VALARM `RELATED-TO;RELTYPE=SNOOZE` the original, with an absolute TRIGGER. Only those
+/// lines change (and a `UID` is added to a VALARM without one, so a snooze can name it).
+public struct CalendarWriteBack: Sendable, Equatable {
+    public enum Change: Sendable, Equatable {
+        case acknowledged
+        case snoozed(until: Instant)
+        public var label: String {
+            switch self {
+            case .acknowledged: return "acknowledged"
+            case .snoozed: return "snoozed"
+            }
+        }
+    }
+
+    public var file: String
+    public var uid: String
+    /// The component's recurrence id as Herald formats it (nil: the master).
+    public var component: String?
+    public var alarm: Int
+    public var alarmUID: String?
+    public var change: Change
+    /// When it was handled (the ACKNOWLEDGED value).
+    public var at: Instant
+
+    public init(file: String, uid: String, component: String?, alarm: Int, alarmUID: String?, change: Change, at: Instant) {
+        self.file = file; self.uid = uid; self.component = component; self.alarm = alarm; self.alarmUID = alarmUID
+        self.change = change; self.at = at
+    }
+
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The file's lines after the change, or nil when the item or its alarm is gone (edited
+    /// meanwhile: nothing to write).
+    public func apply(to bytes: [UInt8], localZone: TimeZoneRules, newUID: () -> String) throws(Failure) -> (lines: [String], crlf: Bool)? {
+        let calendar: ICalendarFile
+        do { calendar = try ICalendarFile(path: file, bytes: bytes) } catch { throw Failure(description: "\(file): \(error)") }
+        guard let item = calendar.items.first(where: { $0.uid == uid }) else { return nil }
+        let owner: ICalComponent?
+        if let component {
+            owner = item.overrides.first { o in
+                o.property("RECURRENCE-ID").flatMap { try? item.time($0) }.map { ICalItem.format($0, localZone: localZone) } == component
+            }
+        } else {
+            owner = item.master
+        }
+        guard let owner else { return nil }
+        let valarms = owner.components.filter { $0.name == "VALARM" }
+        let target: ICalComponent
+        if let alarmUID, let byUID = valarms.first(where: { $0.property("UID")?.value == alarmUID }) { target = byUID }
+        else if alarmUID == nil, alarm < valarms.count { target = valarms[alarm] }
+        else { return nil }
+
+        var lines = calendar.document.lines
+        var edits: [(range: Range<Int>, lines: [String])] = []
+        let stamp = Self.utc(at)
+        let isSnoozeAlarm = target.properties("RELATED-TO").contains { $0.parameter("RELTYPE")?.uppercased() == "SNOOZE" }
+        var targetUID = target.property("UID")?.value
+        if targetUID == nil {
+            targetUID = newUID()
+            edits.append((target.beginLine + 1 ..< target.beginLine + 1, ["UID:" + targetUID!]))
+        }
+        func setAcknowledged(_ alarm: ICalComponent) {
+            if let ack = alarm.property("ACKNOWLEDGED") { edits.append((ack.lines, ["ACKNOWLEDGED:" + stamp])) }
+            else { edits.append((alarm.endLine ..< alarm.endLine, ["ACKNOWLEDGED:" + stamp])) }
+        }
+        func retrigger(_ alarm: ICalComponent, _ until: Instant) {
+            let line = "TRIGGER;VALUE=DATE-TIME:" + Self.utc(until)
+            if let t = alarm.property("TRIGGER") { edits.append((t.lines, [line])) } else { edits.append((alarm.endLine ..< alarm.endLine, [line])) }
+            if let ack = alarm.property("ACKNOWLEDGED") { edits.append((ack.lines, [])) }
+        }
+        switch change {
+        case .acknowledged:
+            setAcknowledged(target)
+        case .snoozed(let until):
+            if isSnoozeAlarm {
+                retrigger(target, until)  // snoozed again: the same snooze alarm, later
+            } else {
+                setAcknowledged(target)
+                let existing = valarms.first { a in
+                    a.properties("RELATED-TO").contains { $0.parameter("RELTYPE")?.uppercased() == "SNOOZE" && $0.value == targetUID }
+                }
+                if let existing {
+                    retrigger(existing, until)
+                } else {
+                    let description = target.property("DESCRIPTION")?.value ?? owner.property("SUMMARY")?.value ?? "Reminder"
+                    edits.append((target.endLine + 1 ..< target.endLine + 1, [
+                        "BEGIN:VALARM", "UID:" + newUID(), "RELATED-TO;RELTYPE=SNOOZE:" + targetUID!,
+                        "TRIGGER;VALUE=DATE-TIME:" + Self.utc(until), "ACTION:DISPLAY", "DESCRIPTION:" + description, "END:VALARM",
+                    ]))
+                }
+            }
+        }
+        // From the bottom up, so earlier line numbers stay valid.
+        for edit in edits.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+            lines.replaceSubrange(edit.range, with: edit.lines)
+        }
+        return (lines, calendar.document.crlf)
+    }
+
+    /// Reads the file, applies the change and puts the result in place atomically (a hidden
+    /// temporary file beside it, fsynced, renamed over it, keeping its mode). Returns false
+    /// when there was nothing to change.
+    public func perform(localZone: TimeZoneRules) throws(Failure) -> Bool {
+        var st = stat()
+        guard stat(file, &st) == 0 else { throw Failure(description: "cannot read '\(file)': \(String(cString: strerror(errno)))") }
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(file, limit: CalendarFiles.maximumFileSize, followLinks: true) } catch {
+            throw Failure(description: error.description)
+        }
+        var rng = SystemRandomNumberGenerator()
+        guard let (lines, crlf) = try apply(to: bytes, localZone: localZone, newUID: { "herald-" + JobID.random(using: &rng) }) else { return false }
+        let end = crlf ? "\r\n" : "\n"
+        let text = lines.joined(separator: end) + end
+        let dir = parentDirectory(of: file)
+        let base = file.split(separator: "/").last.map(String.init) ?? "item.ics"
+        let tmp = (dir.isEmpty ? "." : dir) + "/.herald-" + base + "." + String(getpid()) + ".tmp"
+        do {
+            try FileSystem.writeFile(Array(text.utf8), at: tmp, options: [.truncate], sync: true)
+        } catch { throw Failure(description: error.description) }
+        chmod(tmp, st.st_mode & 0o7777)
+        // Changed since it was read (a sync run, an editor): leave it; the next popup writes again.
+        var now = stat()
+        guard stat(file, &now) == 0, now.st_ino == st.st_ino, now.st_size == st.st_size, now.st_mtim.tv_sec == st.st_mtim.tv_sec,
+              now.st_mtim.tv_nsec == st.st_mtim.tv_nsec else {
+            unlink(tmp)
+            throw Failure(description: "'\(file)' changed while Herald wrote to it; not written")
+        }
+        guard rename(tmp, file) == 0 else {
+            let message = String(cString: strerror(errno))
+            unlink(tmp)
+            throw Failure(description: "cannot replace '\(file)': \(message)")
+        }
+        return true
+    }
+
+    static func utc(_ t: Instant) -> String {
+        let c = CivilTime(localSeconds: t.seconds)
+        return ISO8601.pad(c.year, 4) + ISO8601.pad(c.month, 2) + ISO8601.pad(c.day, 2) + "T"
+            + ISO8601.pad(c.hour, 2) + ISO8601.pad(c.minute, 2) + ISO8601.pad(c.second, 2) + "Z"
+    }
+}

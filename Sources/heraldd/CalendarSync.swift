@@ -1,0 +1,332 @@
+import Dispatch
+import Foundation
+import HeraldCore
+import Logging
+
+/// Keeps the calendar jobs in `jobs/` in step with the configured calendars: it watches each
+/// source (inotify on the vdir and its collection folders, or on a file's folder), and on a
+/// change, at start and before any job's listed alarms run out, plans the source again with
+/// `CalendarPlanner` and writes the difference into the spool as the CLI would (new jobs into
+/// `new/`, changed ones with `Spool.replace`, gone ones removed). The engine hears of each
+/// change through its own watch on the spool, so calendar alarms fire, snooze, catch up and
+/// appear in `herald list` and the history as every job does.
+final class CalendarSync: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "herald.calendar", qos: .utility)
+    private let spool: Spool
+    private let logger: Logger
+    // Queue-confined state.
+    private var sources: [HeraldConfig.CalendarSource] = []
+    private var grace: Span = .minutes(60)
+    private var localZone: TimeZoneRules
+    private var inotify: Int32 = -1
+    private var readSource: DispatchSourceRead?
+    private var watches: [Int32: Int] = [:]  // watch descriptor → source index
+    private var pending: Set<Int> = []
+    private var refill: DispatchSourceTimer?
+    /// Which source each calendar job was planned from (read from the job files once).
+    private var owners: [String: String] = [:]
+    private var ownersLoaded = false
+    /// Problems already logged, by file, so that a bad file is reported once, not at each sync.
+    private var reported: [String: String] = [:]
+    /// Each file's alarms as last read, kept while the file is unchanged and its window still
+    /// covers the plan's: an edit re-reads one file, not the whole calendar.
+    private var files: [String: FileAlarms] = [:]
+    /// A hash of each calendar job's document as last written or read, to compare without reading it.
+    private var written: [String: Int] = [:]
+
+    struct FileAlarms {
+        var stamp: [Int]
+        var until: Instant
+        var items: Int
+        var byUID: [(uid: String, alarms: [CalendarAlarm])]
+    }
+
+    init(spool: Spool, localZone: TimeZoneRules, logger: Logger) {
+        self.spool = spool
+        self.localZone = localZone
+        self.logger = logger
+    }
+
+    /// Takes the configured sources (at start and after a reload) and plans each at once.
+    func configure(_ config: HeraldConfig, localZone: TimeZoneRules) {
+        queue.async { [self] in
+            let removed = sources.map(\.path).filter { p in !config.calendars.contains { $0.path == p } }
+            sources = config.calendars
+            grace = config.catchUpGrace
+            self.localZone = localZone
+            startWatching()
+            for path in removed { removeJobs(ofSource: path) }
+            pending.formUnion(sources.indices)
+            syncPending()
+        }
+    }
+
+    /// Writes a Dismiss or Snooze back into an item's file.
+    func writeBack(_ change: CalendarWriteBack) {
+        queue.async { [self] in
+            do {
+                if try change.perform(localZone: localZone) {
+                    logger.info("Wrote the alarm's \(change.change.label) state into its calendar item")
+                } else {
+                    logger.notice("The calendar item or its alarm is gone; nothing written back")
+                }
+            } catch {
+                logger.warning("Cannot write back to a calendar item", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    func cancel() {
+        queue.sync {
+            readSource?.cancel()
+            refill?.cancel()
+        }
+    }
+
+    /// Waits until the queue has done what it was given (tests and the bench measure after this).
+    func drain() { queue.sync {} }
+
+    // MARK: watching
+
+    private func startWatching() {
+        readSource?.cancel()
+        readSource = nil
+        watches = [:]
+        guard !sources.isEmpty else { return }
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { logger.error("Cannot start inotify for calendars"); return }
+        inotify = fd
+        addWatches()
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [unowned self] in drain(fd) }
+        source.setCancelHandler { close(fd) }
+        source.resume()
+        readSource = source
+    }
+
+    /// Watches every source's folders (new collection folders are picked up at each sync).
+    private func addWatches() {
+        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF)
+        for (k, source) in sources.enumerated() {
+            var folders = CalendarFiles.folders(source.path)
+            if folders.isEmpty { folders = [parentDirectory(of: source.path)] }
+            for folder in folders {
+                let wd = inotify_add_watch(inotify, folder, mask)
+                if wd >= 0 { watches[wd] = k }
+            }
+        }
+    }
+
+    private func drain(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var touched = false
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n <= 0 { break }
+            var offset = 0
+            while offset + 16 <= n {
+                let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int32.self) }
+                let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
+                let len = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
+                let name = String(decoding: buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }, as: UTF8.self)
+                offset += 16 + len
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 { pending.formUnion(sources.indices); touched = true; continue }
+                guard let k = watches[wd] else { continue }
+                // Temporary files of vdirsyncer, khal and Herald itself are not items.
+                let isFolder = mask & UInt32(IN_ISDIR) != 0
+                if !name.isEmpty, !isFolder, name.hasPrefix(".") || !name.hasSuffix(".ics") { continue }
+                pending.insert(k)
+                touched = true
+            }
+        }
+        // A sync run writes many files at once: plan once they have settled.
+        if touched { queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in self?.syncPending() } }  // monotonic: a debounce
+    }
+
+    // MARK: planning
+
+    private func syncPending() {
+        guard !pending.isEmpty else { return }
+        let todo = pending.sorted()
+        pending.removeAll()
+        addWatches()
+        loadOwners()
+        let now = SystemClock().now
+        var refillAt: Instant? = nil
+        for k in todo where k < sources.count {
+            if let t = sync(sources[k], now: now) { refillAt = min(refillAt ?? t, t) }
+        }
+        scheduleRefill(refillAt ?? now + .seconds(86_400), now: now)
+    }
+
+    /// Plans again before the first job's listed alarms run out, and at least daily (the horizon moves on).
+    private func scheduleRefill(_ at: Instant, now: Instant) {
+        refill?.cancel()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let when = max(at, now + .seconds(1))
+        timer.schedule(wallDeadline: DispatchWallTime(timespec: timespec(tv_sec: Int(when.seconds), tv_nsec: 0)), repeating: .never, leeway: .seconds(1))
+        timer.setEventHandler { [unowned self] in
+            pending.formUnion(sources.indices)
+            syncPending()
+        }
+        timer.resume()
+        refill = timer
+    }
+
+    /// Reads the source, plans its jobs and writes the difference. Returns when to plan again.
+    private func sync(_ source: HeraldConfig.CalendarSource, now: Instant) -> Instant? {
+        let started = SystemClock().now
+        let files: [String]
+        do { files = try CalendarFiles.list(source.path) } catch {
+            // A folder that is missing (unmounted, being re-created) keeps its jobs until it is back.
+            report(source.path, "\(error)")
+            return nil
+        }
+        reported.removeValue(forKey: source.path)
+        let pendingNames = (try? spool.jobFiles().jobs) ?? []
+        var existing: [String: JobFileName] = [:]
+        for name in pendingNames where CalendarPlanner.isCalendarJobID(name.id) { existing[name.id] = name }
+        let handled = handledThrough()
+        var batch: [Job] = []
+        var wanted: Set<String> = []
+        var refillAt: Instant? = nil
+        var counts = (items: 0, changed: 0, removed: 0)
+        let from = now - grace - Span.seconds(86_400)
+        var seen: Set<String> = []
+        for file in files {
+            seen.insert(file)
+            guard let read = alarms(of: file, from: from, now: now) else { continue }
+            counts.items += read.items
+            for (uid, alarms) in read.byUID {
+                let id = CalendarPlanner.jobID(source: source.path, file: file, uid: uid)
+                let current = existing[id]
+                let since = current.map { min($0.occurrence, now) } ?? max(now - grace, handled[id].map { $0 + Span(microseconds: 1) } ?? from)
+                guard let (job, truncated) = CalendarPlanner.job(for: alarms, file: file, source: source, since: since, localZone: localZone) else { continue }
+                wanted.insert(id)
+                owners[id] = source.path
+                if truncated, let last = job.alarms.last?.at { refillAt = min(refillAt ?? last, last) }
+                guard let current else {
+                    batch.append(job)
+                    written[id] = (job.encoded(zone: localZone) + "\n").hashValue
+                    continue
+                }
+                // A snoozed job keeps its snooze; it is planned again once it has fired.
+                guard current.snoozedUntil == nil else { continue }
+                let encoded = job.encoded(zone: localZone) + "\n"
+                if written[id] == nil, case .success(let bytes) = spool.readChecked(spool.path(of: current), limit: Job.maximumFileSize) {
+                    written[id] = String(decoding: bytes, as: UTF8.self).hashValue
+                }
+                if written[id] == encoded.hashValue { continue }
+                do {
+                    try spool.replace(current, with: job, zone: localZone, next: JobFileName(id: id, occurrence: job.alarms[0].at))
+                    written[id] = encoded.hashValue
+                    counts.changed += 1
+                } catch {
+                    logger.notice("A calendar job changed while it was rewritten; planning again", metadata: ["job.id": "\(id)"])
+                    pending.insert(sources.firstIndex(of: source) ?? 0)
+                    queue.asyncAfter(deadline: .now() + .milliseconds(200)) { [weak self] in self?.syncPending() }  // monotonic: a retry
+                }
+            }
+        }
+        for (id, name) in existing where owners[id] == source.path && !wanted.contains(id) {
+            // Derived from the calendar, which no longer has these alarms: the job goes.
+            unlink(spool.path(of: name))
+            owners.removeValue(forKey: id)
+            written.removeValue(forKey: id)
+            counts.removed += 1
+        }
+        for file in self.files.keys where file.hasPrefix(source.path) && !seen.contains(file) { self.files.removeValue(forKey: file) }
+        if !batch.isEmpty { submit(batch, source: source.path) }
+        let took = SystemClock().now - started
+        logger.info("Calendar planned", metadata: ["files": "\(files.count)", "items": "\(counts.items)", "jobs.new": "\(batch.count)",
+                                                   "jobs.changed": "\(counts.changed)", "jobs.removed": "\(counts.removed)",
+                                                   "ms": "\(took.microseconds / 1000)"])
+        return refillAt
+    }
+
+    /// A file's alarms from `from` to the horizon and a day beyond, read again only when the
+    /// file changed (inode, size, modification time) or the day has passed.
+    private func alarms(of file: String, from: Instant, now: Instant) -> FileAlarms? {
+        var st = stat()
+        guard stat(file, &st) == 0 else { files.removeValue(forKey: file); return nil }
+        let stamp = [Int(st.st_ino), Int(st.st_size), st.st_mtim.tv_sec, st.st_mtim.tv_nsec]
+        if let cached = files[file], cached.stamp == stamp, cached.until >= now + CalendarPlanner.horizon { return cached }
+        let calendar: ICalendarFile
+        switch CalendarFiles.read(file) {
+        case .failure(let problem):
+            report(file, problem.description)
+            files.removeValue(forKey: file)
+            return nil
+        case .success(let c): calendar = c
+        }
+        let until = now + CalendarPlanner.horizon + .seconds(86_400)
+        let result = calendar.alarms(from: from, to: until, localZone: localZone)
+        if let problem = result.problems.first {
+            report(file, CalendarFileError(path: file, line: problem.line, message: problem.message).description)
+        } else {
+            reported.removeValue(forKey: file)
+        }
+        var order: [String] = []
+        var byUID: [String: [CalendarAlarm]] = [:]
+        for alarm in result.alarms {
+            if byUID[alarm.uid] == nil { order.append(alarm.uid) }
+            byUID[alarm.uid, default: []].append(alarm)
+        }
+        let read = FileAlarms(stamp: stamp, until: until, items: calendar.items.count, byUID: order.map { ($0, byUID[$0]!) })
+        files[file] = read
+        return read
+    }
+
+    /// New calendar jobs go in through `new/` like anyone's: one file, or one batch for many.
+    private func submit(_ jobs: [Job], source: String) {
+        do {
+            if jobs.count == 1 {
+                try spool.submit(jobs[0], zone: localZone)
+            } else {
+                let text = jobs.map { $0.encoded(zone: localZone) }.joined(separator: "\n") + "\n"
+                try spool.submit(text, name: "calendar-" + String(UInt32.random(in: 0...UInt32.max), radix: 36) + ".jsonl")
+            }
+        } catch {
+            logger.error("Cannot write calendar jobs into the spool", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The latest alarm each calendar job already fired (done/) or was cancelled at
+    /// (cancelled/): an item planned anew starts after it, so nothing is shown twice.
+    private func handledThrough() -> [String: Instant] {
+        var out: [String: Instant] = [:]
+        for dir in [spool.done, spool.cancelled] {
+            for file in (try? FileSystem.list(dir)) ?? [] where file.hasPrefix("cal-") {
+                guard let name = JobFileName(parsing: file) else { continue }
+                // A snoozed alarm was handled when its snooze ended (a snooze alarm the item gained then is that one).
+                out[name.id] = max(out[name.id] ?? name.fireAt, name.fireAt)
+            }
+        }
+        return out
+    }
+
+    /// Which source each calendar job in `jobs/` came from, read from the files once.
+    private func loadOwners() {
+        guard !ownersLoaded else { return }
+        ownersLoaded = true
+        for name in (try? spool.jobFiles().jobs) ?? [] where CalendarPlanner.isCalendarJobID(name.id) {
+            if case .success(let job) = spool.loadJob(name, localZone: localZone), let source = job.calendar?.source { owners[name.id] = source }
+        }
+    }
+
+    private func removeJobs(ofSource path: String) {
+        loadOwners()
+        for name in (try? spool.jobFiles().jobs) ?? [] where owners[name.id] == path {
+            unlink(spool.path(of: name))
+            owners.removeValue(forKey: name.id)
+        }
+        logger.info("Calendar source removed from the config; its jobs are gone")
+    }
+
+    /// Logs a problem with a calendar file once (paths only; item texts stay out of the log).
+    private func report(_ key: String, _ message: String) {
+        guard reported[key] != message else { return }
+        reported[key] = message
+        logger.warning("Calendar file skipped", metadata: ["problem": "\(message)"])
+    }
+}
