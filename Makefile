@@ -63,6 +63,7 @@ compat: test-deps
 bench: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	.build/release/herald-bench --output BENCHMARKS.md --command "make bench"
+	scripts/calendar-bench.py --bin .build/release --output BENCHMARKS.md
 
 ## Rewrite linker/herald.order (what `herald remind` touches, for the release link's layout)
 ## from the current release build, then relink herald with it. Rerun after large changes to

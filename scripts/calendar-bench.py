@@ -35,9 +35,8 @@ What it does:
    editor does (temporary file, rename) with DTSTART and DTEND an hour later; the time is
    from the rename until jobs/ holds the job under its new name (cal-ID@<first alarm in
    microseconds>.json), polled every 10 ms. Median and max are reported, with how long
-   each re-plan took by heraldd's log: heraldd plans the whole source again after a change
-   (100 ms after the last event) and rewrites jobs as it goes through the files in name
-   order, so an edit's pickup depends on where its file sorts; the plan's length bounds it.
+   each re-plan took by heraldd's log: heraldd plans the source again 100 ms after the last
+   event, re-reading only the files that changed (the others' alarms are kept from before).
 5. Stops heraldd with SIGTERM and prints the figures (--markdown: rows in the format of
    BENCHMARKS.md and the machine line).
 
@@ -653,6 +652,23 @@ def report(args, r, problems):
             print("  - " + p, file=sys.stderr)
 
 
+BEGIN = "<!-- calendar-bench: begin (written by scripts/calendar-bench.py; edits between these lines are replaced) -->"
+END = "<!-- calendar-bench: end -->"
+
+
+def write_section(path, text):
+    """Replaces the text between BEGIN and END in `path` (appended with a heading if absent)."""
+    old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    block = BEGIN + "\n" + text.rstrip("\n") + "\n" + END
+    if BEGIN in old and END in old:
+        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):]
+    else:
+        new = old.rstrip("\n") + "\n\n## Calendars (`make bench`: scripts/calendar-bench.py)\n\n" + block + "\n"
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(new)
+    os.replace(path + ".tmp", path)
+
+
 def say(message):
     print(f"calendar-bench: {message}", file=sys.stderr, flush=True)
 
@@ -666,6 +682,7 @@ def main():
     p.add_argument("--timeout", type=float, default=120, help="seconds any one wait may take (default 120)")
     p.add_argument("--seed", type=int, default=9074, help="seed of the calendar's contents")
     p.add_argument("--markdown", action="store_true", help="print rows for BENCHMARKS.md")
+    p.add_argument("--output", help="also write the rows into this file's calendar-bench section (BENCHMARKS.md)")
     p.add_argument("--keep", action="store_true", help="keep the working directory")
     args = p.parse_args()
     if not 0 <= args.recurring <= args.items:
@@ -687,6 +704,14 @@ def main():
         else:
             shutil.rmtree(work, ignore_errors=True)
     report(args, r, problems)
+    if args.output:
+        # The same rows again, into the section of BENCHMARKS.md between the markers.
+        import contextlib, io
+        args.markdown = True
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            report(args, r, [])  # problems were printed above
+        write_section(args.output, buf.getvalue())
     return 1 if problems else 0
 
 

@@ -1,3 +1,4 @@
+import CHeraldSys
 import Dispatch
 import Foundation
 import HeraldCore
@@ -157,6 +158,8 @@ final class CalendarSync: @unchecked Sendable {
             if let t = sync(sources[k], now: now) { refillAt = min(refillAt ?? t, t) }
         }
         scheduleRefill(refillAt ?? now + .seconds(86_400), now: now)
+        // A plan of a large calendar frees as much as it allocated; hand it back (as after a batch).
+        herald_release_free_memory()
     }
 
     /// Plans again before the first job's listed alarms run out, and at least daily (the horizon moves on).
@@ -192,12 +195,16 @@ final class CalendarSync: @unchecked Sendable {
         var refillAt: Instant? = nil
         var counts = (items: 0, changed: 0, removed: 0)
         let from = now - grace - Span.seconds(86_400)
+        let horizonEnd = now + CalendarPlanner.horizon
         var seen: Set<String> = []
         for file in files {
             seen.insert(file)
             guard let read = alarms(of: file, from: from, now: now) else { continue }
             counts.items += read.items
-            for (uid, alarms) in read.byUID {
+            for (uid, all) in read.byUID {
+                // The file's alarms are kept a day past the horizon; a job lists those within it.
+                let alarms = all.filter { $0.at < horizonEnd }
+                guard !alarms.isEmpty else { continue }
                 let id = CalendarPlanner.jobID(source: source.path, file: file, uid: uid)
                 let current = existing[id]
                 let since = current.map { min($0.occurrence, now) } ?? max(now - grace, handled[id].map { $0 + Span(microseconds: 1) } ?? from)

@@ -39,7 +39,7 @@ struct JobCodecTests {
         ("{\"kind\":\"reminder\"}", "missing field 'version'"),
         ("{\"version\":2,\"kind\":\"reminder\"}", "unsupported version (this Herald reads version 1) (2)"),
         ("{\"version\":\"1\",\"kind\":\"reminder\"}", "field 'version' is not a whole number (\"1\")"),
-        ("{\"version\":1,\"kind\":\"meeting\"}", "field 'kind' is not one of reminder, delivery, habit (\"meeting\")"),
+        ("{\"version\":1,\"kind\":\"meeting\"}", "field 'kind' is not one of reminder, delivery, habit, calendar (\"meeting\")"),
         ("{\"version\":1,\"kind\":\"reminder\",\"at\":\"yesterday-ish\",\"text\":\"x\"}",
          "field 'at' is not an ISO-8601 time with offset or Z (\"yesterday-ish\")"),
         ("{\"version\":1,\"kind\":\"reminder\",\"at\":\"2026-11-22T10:00\",\"text\":\"x\"}",
