@@ -12,6 +12,25 @@ extension Herald {
                 """,
             subcommands: [Alarms.self, Check.self])
 
+        /// Reads every .ics file of `paths`, printing each problem as `path:line: message`.
+        /// Returns how many files there were and how many problems.
+        static func read(_ paths: [String], _ each: (String, ICalendarFile) -> [ICalError]) throws -> (files: Int, count: Int) {
+            var files = 0, problems = 0
+            for path in paths {
+                let list: [String]
+                do { list = try CalendarFiles.list(path) } catch { throw CLIError.data("\(error)") }
+                for file in list {
+                    files += 1
+                    switch CalendarFiles.read(file) {
+                    case .failure(let problem): warn(problem.description); problems += 1
+                    case .success(let calendar):
+                        for p in each(file, calendar) { warn(CalendarFileError(path: file, line: p.line, message: p.message).description); problems += 1 }
+                    }
+                }
+            }
+            return (files, problems)
+        }
+
         struct Alarms: ParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "alarms",
@@ -58,19 +77,10 @@ extension Herald {
                 }
                 guard end > start else { throw CLIError.usage("--to must be after --from") }
                 var alarms: [(CalendarAlarm, String)] = []
-                var failed = false
-                for path in paths {
-                    let files: [String]
-                    do { files = try CalendarFiles.list(path) } catch { throw CLIError.data("\(error)") }
-                    for file in files {
-                        switch CalendarFiles.read(file) {
-                        case .failure(let problem): warn(problem.description); failed = true
-                        case .success(let calendar):
-                            let result = calendar.alarms(from: start, to: end, localZone: ctx.zone)
-                            for p in result.problems { warn(CalendarFileError(path: file, line: p.line, message: p.message).description); failed = true }
-                            alarms += result.alarms.map { ($0, file) }
-                        }
-                    }
+                let problems = try CalendarCommand.read(paths) { file, calendar in
+                    let result = calendar.alarms(from: start, to: end, localZone: ctx.zone)
+                    alarms += result.alarms.map { ($0, file) }
+                    return result.problems
                 }
                 alarms.sort { ($0.0.at, $0.0.uid, $0.0.recurrenceID ?? "", $0.0.alarmIndex) < ($1.0.at, $1.0.uid, $1.0.recurrenceID ?? "", $1.0.alarmIndex) }
                 if json {
@@ -93,7 +103,7 @@ extension Herald {
                         say("\(when)  \(TextSafety.stripControls(a.summary, keepNewlines: false))  starts \(starts)  \(a.uid)" + (a.recurrenceID.map { " @ " + $0 } ?? ""))
                     }
                 }
-                if failed { throw ExitCode(65) }
+                if problems.count > 0 { throw ExitCode(65) }
             }
         }
 
@@ -120,21 +130,11 @@ extension Herald {
 
             func run() throws {
                 let ctx = try CLIContext.load(global)
-                var files = 0, items = 0, problems = 0
-                for path in paths {
-                    let list: [String]
-                    do { list = try CalendarFiles.list(path) } catch { throw CLIError.data("\(error)") }
-                    for file in list {
-                        files += 1
-                        switch CalendarFiles.read(file) {
-                        case .failure(let problem): warn(problem.description); problems += 1
-                        case .success(let calendar):
-                            items += calendar.items.count
-                            // Expanding a year checks rules, zones and triggers, not only the syntax.
-                            let result = calendar.alarms(from: ctx.now, to: ctx.now + Span.seconds(366 * 86_400), localZone: ctx.zone)
-                            for p in result.problems { warn(CalendarFileError(path: file, line: p.line, message: p.message).description); problems += 1 }
-                        }
-                    }
+                var items = 0
+                let (files, problems) = try CalendarCommand.read(paths) { _, calendar in
+                    items += calendar.items.count
+                    // Expanding a year checks rules, zones and triggers, not only the syntax.
+                    return calendar.alarms(from: ctx.now, to: ctx.now + Span.seconds(366 * 86_400), localZone: ctx.zone).problems
                 }
                 say("\(files) file\(files == 1 ? "" : "s"), \(items) item\(items == 1 ? "" : "s"), "
                     + (problems == 0 ? "no problems" : "\(problems) problem\(problems == 1 ? "" : "s")"))

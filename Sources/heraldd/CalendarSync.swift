@@ -119,26 +119,14 @@ final class CalendarSync: @unchecked Sendable {
     }
 
     private func drain(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var touched = false
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n <= 0 { break }
-            var offset = 0
-            while offset + 16 <= n {
-                let wd = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int32.self) }
-                let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
-                let len = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
-                let name = String(decoding: buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }, as: UTF8.self)
-                offset += 16 + len
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 { pending.formUnion(sources.indices); touched = true; continue }
-                guard let k = watches[wd] else { continue }
-                // Temporary files of vdirsyncer, khal and Herald itself are not items.
-                let isFolder = mask & UInt32(IN_ISDIR) != 0
-                if !name.isEmpty, !isFolder, name.hasPrefix(".") || !name.hasSuffix(".ics") { continue }
-                pending.insert(k)
-                touched = true
-            }
+        readInotifyEvents(fd) { wd, mask, name in
+            if mask & UInt32(IN_Q_OVERFLOW) != 0 { pending.formUnion(sources.indices); touched = true; return }
+            guard let k = watches[wd] else { return }
+            // Temporary files of vdirsyncer, khal and Herald itself are not items.
+            if !name.isEmpty, mask & UInt32(IN_ISDIR) == 0, name.hasPrefix(".") || !name.hasSuffix(".ics") { return }
+            pending.insert(k)
+            touched = true
         }
         // A sync run writes many files at once: plan once they have settled.
         if touched { queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in self?.syncPending() } }  // monotonic: a debounce

@@ -45,19 +45,8 @@ final class LocaltimeWatcher {
         self.fd = fd
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
-            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             var hit = false
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-                if n <= 0 { break }
-                var offset = 0
-                while offset + 16 <= n {
-                    let len = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
-                    let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }
-                    if String(decoding: nameBytes, as: UTF8.self) == name { hit = true }
-                    offset += 16 + len
-                }
-            }
+            readInotifyEvents(fd) { _, _, changedName in if changedName == name { hit = true } }
             if hit { changed() }
         }
         source.setCancelHandler { close(fd) }
@@ -65,4 +54,22 @@ final class LocaltimeWatcher {
     }
 
     func cancel() { source.cancel() }
+}
+
+/// Reads every inotify event waiting on `fd` (non-blocking): its watch, mask and name.
+func readInotifyEvents(_ fd: Int32, _ body: (_ watch: Int32, _ mask: UInt32, _ name: String) -> Void) {
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        if n <= 0 { break }
+        var offset = 0
+        while offset + 16 <= n {
+            let (wd, mask, len) = buffer.withUnsafeBytes {
+                ($0.loadUnaligned(fromByteOffset: offset, as: Int32.self), $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
+                 Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+            }
+            body(wd, mask, String(decoding: buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }, as: UTF8.self))
+            offset += 16 + len
+        }
+    }
 }
