@@ -177,7 +177,7 @@ final class CalendarSync: @unchecked Sendable {
         let pendingNames = (try? spool.jobFiles().jobs) ?? []
         var existing: [String: JobFileName] = [:]
         for name in pendingNames where CalendarPlanner.isCalendarJobID(name.id) { existing[name.id] = name }
-        let handled = handledThrough()
+        var handled: [String: Instant]? = nil  // listed only when an item has no job yet
         var batch: [Job] = []
         var wanted: Set<String> = []
         var refillAt: Instant? = nil
@@ -195,7 +195,13 @@ final class CalendarSync: @unchecked Sendable {
                 guard !alarms.isEmpty else { continue }
                 let id = CalendarPlanner.jobID(source: source.path, file: file, uid: uid)
                 let current = existing[id]
-                let since = current.map { min($0.occurrence, now) } ?? max(now - grace, handled[id].map { $0 + Span(microseconds: 1) } ?? from)
+                let since: Instant
+                if let current {
+                    since = min(current.occurrence, now)
+                } else {
+                    if handled == nil { handled = handledThrough() }
+                    since = max(now - grace, handled?[id].map { $0 + Span(microseconds: 1) } ?? from)
+                }
                 guard let (job, truncated) = CalendarPlanner.job(for: alarms, file: file, source: source, since: since, localZone: localZone) else { continue }
                 wanted.insert(id)
                 owners[id] = source.path

@@ -85,6 +85,9 @@ struct ConfigTests {
         ("quietHours: 22-07\n", "key 'quietHours': \"22-07\" is not a daily window such as 22:00-07:00"),
         ("habits:\n  weekStart: mo\n", "key 'habits.weekStart': \"mo\" is not a weekday (monday ... sunday)"),
         ("habits:\n  weekStart: someday\n", "key 'habits.weekStart': \"someday\" is not a weekday (monday ... sunday)"),
+        ("calendars:\n  sources: calendars/personal\n", "key 'calendars.sources': \"calendars/personal\" is not an absolute path (or ~/...)"),
+        ("calendars:\n  sources: /c/a\n  writeBack: /c/b\n", "key 'calendars.writeBack': \"/c/b\" is not one of calendars.sources"),
+        ("calendars:\n  writeBack: all\n", "key 'calendars.writeBack': there are no calendars.sources to write back to"),
     ])
     func badFilesAreRefusedNamingFileKeyAndReason(yaml: String, expected: String) {
         do {
@@ -94,6 +97,15 @@ struct ConfigTests {
             #expect(error.description.contains(dir.path + "/config.yaml"))
             #expect(error.description.contains(expected), "\(error.description)")
         }
+    }
+
+    @Test func calendarSourcesAndWriteBackAreRead() throws {
+        #expect(try load(nil).calendars.isEmpty)
+        let some = try load("calendars:\n  sources: ~/.calendars/personal/, /srv/work.ics\n  writeBack: ~/.calendars/personal\n",
+                            env: ["HOME": "/home/ada"])
+        #expect(some.calendars == [.init(path: "/home/ada/.calendars/personal", writeBack: true), .init(path: "/srv/work.ics")])
+        #expect(try load("calendars:\n  sources: /a, /b\n  writeBack: all\n").calendars.allSatisfy(\.writeBack))
+        #expect(try load("calendars:\n  sources: /a\n  writeBack: none\n").calendars == [.init(path: "/a")])
     }
 
     @Test func theWeekStartIsReadFromAWeekdayName() throws {

@@ -1,5 +1,5 @@
 import Foundation
-import HeraldCore
+@testable import HeraldCore
 import Testing
 
 /// iCalendar reading, recurrence and write-back, on examples worked by hand or taken from
@@ -198,5 +198,25 @@ import Testing
         let schedule = try JobSchedule(decoded, localZone: .utc)
         #expect(schedule.first(now: now) == job.alarms[0].at)
         #expect(schedule.next(after: job.alarms[0].at, now: job.alarms[0].at) == job.alarms[1].at)
+    }
+
+    /// Caught up after a break: an alarm whose event is still ahead (or whose all-day event is
+    /// today) has news however late; one for an event already begun is only late.
+    @Test func aLateAlarmShowsWhileItsEventIsAhead() throws {
+        let alarm = ISO8601.parseInstant("2026-11-24T09:00:00Z")!
+        func occurrence(start: String) throws -> DueOccurrence {
+            var job = Job(kind: .calendar, id: "cal-0000000000000001")
+            job.title = "Dentist"
+            job.calendar = CalendarLink(file: "/c/d.ics", uid: "d", source: "/c", writeBack: false)
+            job.alarms = [CalendarAlarmEntry(at: alarm, start: start)]
+            let schedule = try JobSchedule(job, localZone: .utc)
+            return DueOccurrence(job: job, schedule: schedule, name: JobFileName(id: job.id!, occurrence: alarm))
+        }
+        let timed = try occurrence(start: "2026-11-24T11:00:00+00:00")
+        #expect(Engine.stillAhead(timed, now: alarm + .minutes(110)))
+        #expect(!Engine.stillAhead(timed, now: alarm + .minutes(121)))
+        let allDay = try occurrence(start: "2026-11-24")
+        #expect(Engine.stillAhead(allDay, now: ISO8601.parseInstant("2026-11-24T23:00:00Z")!))
+        #expect(!Engine.stillAhead(allDay, now: ISO8601.parseInstant("2026-11-25T00:30:00Z")!))
     }
 }

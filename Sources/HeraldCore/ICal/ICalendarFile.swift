@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Synchronization
 
 /// One alarm instant of a calendar item (RFC 5545 VALARM, RFC 9074 acknowledgements and snoozes).
 public struct CalendarAlarm: Sendable, Equatable {
@@ -81,12 +77,16 @@ public struct ICalendarFile: Sendable {
 /// The TZIDs of one VCALENDAR: names in the system's zone database are read from it; others
 /// from the calendar's own VTIMEZONE (as Outlook and Exchange send them).
 struct ICalZones: Sendable {
-    let definitions: [String: ICalComponent]
+    /// Each VTIMEZONE by TZID, with the text that identifies its rules in the cache.
+    let definitions: [String: (component: ICalComponent, key: String)]
 
     init(calendar: ICalComponent) {
-        var d: [String: ICalComponent] = [:]
+        var d: [String: (component: ICalComponent, key: String)] = [:]
         for c in calendar.components where c.name == "VTIMEZONE" {
-            if let id = c.property("TZID")?.value { d[id] = c }
+            guard let id = c.property("TZID")?.value else { continue }
+            let key = ([c] + c.components).map { part in part.name + "\n" + part.properties.map { $0.name + ":" + $0.value }.joined(separator: "\n") }
+                .joined(separator: "\n")
+            d[id] = (c, key)
         }
         definitions = d
     }
@@ -94,27 +94,22 @@ struct ICalZones: Sendable {
     func zone(_ tzid: String, line: Int) throws(ICalError) -> ICalZone {
         let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
         if TimeZoneRules.isPlausibleName(name), let rules = try? TimeZoneRules.cached(name) { return .zone(rules) }
-        if let definition = definitions[tzid] {
-            if let rules = ICalZones.cache.rules(for: definition) { return .zone(rules) }
+        if let (definition, key) = definitions[tzid] {
+            if let rules = CustomZones.rules(for: definition, key: key) { return .zone(rules) }
             throw ICalError(line: definition.beginLine + 1, "VTIMEZONE '\(tzid)' has no usable STANDARD or DAYLIGHT rules")
         }
         throw ICalError(line: line, "unknown time zone '\(tzid)' (not in the zone database and no VTIMEZONE)")
     }
-
-    /// Custom zones built once per definition text (every file of an Outlook calendar repeats it).
-    static let cache = CustomZoneCache()
 }
 
-final class CustomZoneCache: @unchecked Sendable {
-    private var built: [String: TimeZoneRules] = [:]
-    private let lock = NSLockLike()
+/// Zones built from VTIMEZONEs, once per definition (every file of an Outlook calendar repeats it).
+enum CustomZones {
+    private static let built = Mutex<[String: TimeZoneRules]>([:])
 
-    func rules(for definition: ICalComponent) -> TimeZoneRules? {
-        let key = definition.properties.map { $0.name + ":" + $0.value }.joined(separator: "\n") + "\n"
-            + definition.components.map { c in c.name + c.properties.map { $0.name + ":" + $0.value }.joined(separator: "\n") }.joined(separator: "\n")
-        if let r = lock.withLock({ built[key] }) { return r }
-        guard let r = CustomZoneCache.build(definition) else { return nil }
-        lock.withLock { built[key] = r }
+    static func rules(for definition: ICalComponent, key: String) -> TimeZoneRules? {
+        if let r = built.withLock({ $0[key] }) { return r }
+        guard let r = build(definition) else { return nil }
+        built.withLock { $0[key] = r }
         return r
     }
 
@@ -167,17 +162,5 @@ final class CustomZoneCache: @unchecked Sendable {
         guard let h = ICalValue.number(digits[0..<2]), let m = ICalValue.number(digits[2..<4]) else { return nil }
         let s = digits.count == 6 ? (ICalValue.number(digits[4..<6]) ?? 0) : 0
         return (sign == "-" ? -1 : 1) * (h * 3600 + m * 60 + s)
-    }
-}
-
-/// A lock without Foundation (HeraldCore keeps its imports small).
-final class NSLockLike: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    func withLock<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body()
     }
 }
