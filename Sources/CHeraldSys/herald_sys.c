@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "herald_sys.h"
 
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -46,4 +48,26 @@ void herald_limit_malloc_arenas(int arenas) { mallopt(M_ARENA_MAX, arenas); }
 
 int herald_rename_exchange(const char *a, const char *b) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+}
+
+int herald_accept(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+}
+
+int herald_peer_uid(int fd, uid_t *uid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid = credentials.uid;
+    return 0;
+}
+
+int herald_rename_noreplace(const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
+}
+
+int herald_has_writer(int fd) {
+    if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return errno == EAGAIN || errno == EBUSY;
+    fcntl(fd, F_SETLEASE, F_UNLCK);
+    return 0;
 }

@@ -23,13 +23,32 @@ extension Herald {
         @Flag(help: "Only snoozed jobs (and repeating reminders waiting to show again).")
         var snoozed = false
 
+        @Option(name: [.customShort("n"), .long], help: ArgumentHelp("Only the first N jobs (the N due soonest).", valueName: "N"))
+        var limit: Int?
+
+        @Flag(help: "Only the job due next (the same as -n 1).")
+        var next = false
+
         @Flag(help: "Print JSON (an array of jobs) for scripts.")
         var json = false
 
+        func validate() throws {
+            if let limit, limit < 1 { throw ValidationError("-n: \(limit) is not a number of jobs: use 1 or more") }
+            if next && limit != nil { throw ValidationError("use either --next or -n, not both") }
+        }
+
         func run() throws {
             let ctx = try CLIContext.load(global)
-            var jobs = ctx.pendingJobs()
-            if snoozed { jobs = jobs.filter { $0.snoozedUntil != nil } }
+            let first = next ? 1 : limit
+            var jobs: [PendingJob]
+            // The first few come from heraldd's table (no listing of jobs/), when it runs.
+            if let first, !snoozed, let soonest = ctx.spool.soonestPending(first, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now) {
+                jobs = soonest.jobs
+            } else {
+                jobs = ctx.pendingJobs()
+                if snoozed { jobs = jobs.filter { $0.snoozedUntil != nil } }
+                if let first { jobs = Array(jobs.prefix(first)) }
+            }
             if json {
                 say(JSONWriter.render(.array(jobs.map { ctx.jsonValue(of: $0) }), pretty: true))
                 return
@@ -99,12 +118,12 @@ extension PendingJob {
 extension CLIContext {
     /// The one pending job `query` names; refuses unknown and ambiguous ids.
     func findOne(_ query: String) throws -> PendingJob {
-        let found = spool.findPending(query, defaultLead: config.lead, localZone: zone, now: now)
+        let (found, total) = spool.findPendingCounted(query, defaultLead: config.lead, localZone: zone, now: now)
         switch found.count {
         case 0: throw CLIError.data("no pending job '\(query)' (see 'herald list')")
         case 1: return found[0]
         default:
-            throw CLIError.data("'\(query)' matches \(found.count) jobs: \(found.prefix(5).map(\.id).joined(separator: ", "))")
+            throw CLIError.data("'\(query)' matches \(total) jobs: \(found.prefix(5).map(\.id).joined(separator: ", "))")
         }
     }
 

@@ -25,16 +25,24 @@ extension Herald {
             let ctx = try CLIContext.load(global)
             let pid = SpoolLock.runningDaemon(ctx.spool)
             let status = FileManager.default.contents(atPath: ctx.spool.statusPath).flatMap(DaemonStatus.init(json:))
-            let pending = ctx.pendingJobs(loadDocuments: false)
-            let next = pending.first { $0.fireAt != nil }
-            let waiting = pending.filter(\.isWaitingForDaemon).count
+            // heraldd's table says how many and which is next; without heraldd, jobs/ is listed.
+            let pending: (jobs: [PendingJob], total: Int)
+            if pid != nil, let soonest = ctx.spool.soonestPending(1, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now,
+                                                                 loadDocuments: false) {
+                pending = soonest
+            } else {
+                let all = ctx.pendingJobs(loadDocuments: false)
+                pending = (all, all.count)
+            }
+            let next = pending.jobs.first { $0.fireAt != nil }
+            let waiting = ctx.spool.intakePending(defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now).count
             let failing = pid != nil && status?.lastError != nil
-            let missed = ctx.spool.history().filter { $0.outcome == .missed && $0.time >= ctx.now - .minutes(24 * 60) }.count
+            let missed = ctx.spool.history(since: ctx.now - .minutes(24 * 60)).filter { $0.outcome == .missed }.count
             if json {
                 var f: [(String, JSONWriter.Value)] = [
                     ("running", .bool(pid != nil)), ("pid", pid.map { .int(Int64($0)) } ?? .null),
                     ("version", status.map { .string($0.version) } ?? .null),
-                    ("spool", .string(ctx.spool.root)), ("pending", .int(Int64(pending.count))),
+                    ("spool", .string(ctx.spool.root)), ("pending", .int(Int64(pending.total))),
                     ("nextDue", next?.fireAt.map { .string(ISO8601.format($0, in: ctx.zone)) } ?? .null),
                     ("nextID", next.map { .string($0.id) } ?? .null),
                     ("lastError", pid != nil ? status?.lastError.map { .string($0) } ?? .null : .null),
@@ -51,7 +59,7 @@ extension Herald {
                     say("heraldd: \(Style.paint("not running", .red)) (start it with 'systemctl --user start heraldd' or 'heraldd')")
                 }
                 say("spool:   \(ctx.spool.root)")
-                var pendingLine = "pending: \(pending.count) job\(pending.count == 1 ? "" : "s")"
+                var pendingLine = "pending: \(pending.total) job\(pending.total == 1 ? "" : "s")"
                 if waiting > 0 { pendingLine += " (\(waiting) not yet taken in by heraldd)" }
                 say(pendingLine)
                 if let next, let due = next.fireAt { say("next:    \(next.id) at \(ctx.when(due))") }

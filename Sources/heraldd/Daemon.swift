@@ -44,6 +44,8 @@ final class Daemon: @unchecked Sendable {
     private var engine: Engine
     private var timer: DispatchSourceTimer?
     private var watcher: SpoolWatcher?
+    private var queryServer: QueryServer?
+    private let queryQueue = DispatchQueue(label: "herald.query", qos: .userInitiated)
     private var clockWatcher: ClockChangeWatcher?
     private var zoneWatcher: LocaltimeWatcher?
     private var watchdog: DispatchSourceTimer?
@@ -154,6 +156,12 @@ final class Daemon: @unchecked Sendable {
         if let manual = settings.spool.quietSwitch() { engine.setQuietSwitch(manual) }
         apply(engine.handle(.started(jobs: listing.jobs, strays: listing.strays), now: clock.now))
         calendars.configure(engine.config, localZone: engine.localZone)
+        queryServer = QueryServer(spool: settings.spool, queue: queryQueue, logger: logger) { [unowned self] in
+            queue.sync {
+                watcher?.handleQueuedEvents()
+                return engine.jobTable
+            }
+        }
         herald_release_free_memory()
         intakeQueue.async { [self] in  // after the read, which asks for the filing ...
             queue.async { [self] in
@@ -223,6 +231,8 @@ final class Daemon: @unchecked Sendable {
         systemd.send("STOPPING=1")
         for source in [watchdog, maintenance, timer] { source?.cancel() }
         watcher?.cancel()
+        watcher = nil
+        queryServer?.stop()
         calendars.cancel()
         clockWatcher?.cancel()
         zoneWatcher?.cancel()
@@ -243,16 +253,22 @@ final class Daemon: @unchecked Sendable {
         watchdog = source
     }
 
-    /// Prunes old records now and once a day, off the scheduler's queue.
+    /// Prunes old records, and rewrites the document pack when it is missing or mostly stale,
+    /// now and once a day, off the scheduler's queue.
     private func startMaintenance() {
         let source = DispatchSource.makeTimerSource(queue: queue)
         source.schedule(wallDeadline: .now(), repeating: .seconds(86_400), leeway: .seconds(60))
         source.setEventHandler { [unowned self] in
-            let (spool, retention, now) = (settings.spool, engine.config.retention, clock.now)
+            let (spool, retention, now, pending) = (settings.spool, engine.config.retention, clock.now, engine.pendingCount)
             background.async { [logger] in
                 let report = spool.prune(olderThan: retention, now: now)
                 if report.files > 0 || report.historyLines > 0 {
                     logger.info("Pruned old records", metadata: ["files": "\(report.files)", "history.lines": "\(report.historyLines)"])
+                }
+                let pack = JobDocPack(spool: spool)
+                if pack.needsRewrite(pendingJobs: pending), let result = pack.rewrite(), result.records > 0 {
+                    logger.info("Rewrote the document pack", metadata: ["records": "\(result.records)", "files.read": "\(result.read)"])
+                    herald_release_free_memory()
                 }
             }
         }

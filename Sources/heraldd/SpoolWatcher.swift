@@ -27,7 +27,9 @@ final class SpoolWatcher {
     init(spool: Spool, queue: DispatchQueue, handler: @escaping (Changes) -> Void) throws {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw FileSystemError(operation: "start inotify on", path: spool.root, code: errno) }
-        newWatch = inotify_add_watch(fd, spool.new, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE))
+        // IN_CREATE too: a symlink, directory, FIFO, socket or hard link made in new/ has no
+        // other event (a file still open for writing is left for its IN_CLOSE_WRITE).
+        newWatch = inotify_add_watch(fd, spool.new, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE))
         jobsWatch = inotify_add_watch(fd, spool.jobs, UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE))
         // The spool's own directory, for quiet.json (status.json's writes there come too, and are ignored).
         rootWatch = inotify_add_watch(fd, spool.root, UInt32(IN_MOVED_TO | IN_DELETE))
@@ -38,16 +40,19 @@ final class SpoolWatcher {
         }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         let fd = self.fd, newWatch = self.newWatch, jobsWatch = self.jobsWatch, rootWatch = self.rootWatch, jobsPath = spool.jobs
+        let spool = spool
         // One buffer for the watcher's life, never zero-filled: the kernel writes what it reads.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
-        source.setEventHandler {
+        let handleAll = {
             // Several batches of events may be waiting; handled in one wake-up.
-            var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, jobsPath: jobsPath)
+            var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, jobsPath: jobsPath, spool: spool)
             while !changes.isEmpty {
                 handler(changes)
-                changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, jobsPath: jobsPath)
+                changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, jobsPath: jobsPath, spool: spool)
             }
         }
+        handleQueued = handleAll
+        source.setEventHandler(handler: handleAll)
         source.setCancelHandler {
             close(fd)
             buffer.deallocate()
@@ -57,11 +62,17 @@ final class SpoolWatcher {
 
     func cancel() { source.cancel() }
 
+    /// Handles the events the kernel has queued now, without waiting for the next wake-up
+    /// (before heraldd answers a question about the spool). On `queue` only.
+    func handleQueuedEvents() { handleQueued() }
+
+    private var handleQueued: () -> Void = {}
+
     /// Room for many events at once (each is 16 bytes and a padded name).
     private static let bufferSize = 64 * 1024
 
     private static func drain(fd: Int32, newWatch: Int32, jobsWatch: Int32, rootWatch: Int32, buffer: UnsafeMutableRawBufferPointer,
-                              jobsPath: String) -> Changes {
+                              jobsPath: String, spool: Spool) -> Changes {
         var changes = Changes()
         while true {
             let n = read(fd, buffer.baseAddress!, buffer.count)
@@ -77,7 +88,9 @@ final class SpoolWatcher {
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 { changes.overflowed = true; continue }
                 if name.isEmpty { continue }
                 if wd == newWatch {
-                    changes.intake.append(name)
+                    // A name that is not valid UTF-8 or has control characters is renamed; the
+                    // rename comes back as an event of its own.
+                    if let safe = Spool.safeName(Array(nameBytes)) { changes.intake.append(safe) } else { _ = spool.renameUnsafe(Array(nameBytes)) }
                 } else if wd == rootWatch {
                     if name == Spool.quietFile { changes.quietChanged = true }
                 } else if wd == jobsWatch {

@@ -2,6 +2,7 @@
 #define HERALD_SYS_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The few Linux calls Swift's Glibc module does not export. */
 
@@ -26,5 +27,18 @@ void herald_limit_malloc_arenas(int arenas);
 /* renameat2(RENAME_EXCHANGE): swaps two names in one step; fails with ENOENT when either is
    missing. Returns 0, or -1 with errno. */
 int herald_rename_exchange(const char *a, const char *b);
+
+/* renameat2(RENAME_NOREPLACE): fails with EEXIST instead of replacing `to`. Returns 0, or -1. */
+int herald_rename_noreplace(const char *from, const char *to);
+
+/* Whether some process has the file open for writing: a read lease (F_SETLEASE F_RDLCK), which
+   the kernel refuses while the file has a writer, is taken and given back. 1 or 0. */
+int herald_has_writer(int fd);
+
+/* accept4(SOCK_CLOEXEC): a connection from a listening socket, blocking. Returns the fd or -1. */
+int herald_accept(int fd);
+
+/* The uid of the process at the other end of a Unix socket (SO_PEERCRED). Returns 0, or -1. */
+int herald_peer_uid(int fd, uid_t *uid);
 
 #endif

@@ -129,7 +129,7 @@ extension Engine {
         return nil
     }
 
-    /// A batch's jobs are linked into `jobs/`, which inotify does not report (see `FileSystem.writeLinked`).
+    /// A batch's jobs are linked into `jobs/`, which inotify does not report (see `FileSystem.writeStaged`).
     mutating func accept(_ name: JobFileName) {
         current[name.id] = name
         filing.insert(name.id)

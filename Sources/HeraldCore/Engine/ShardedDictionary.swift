@@ -58,6 +58,11 @@ struct ShardedDictionary<Key: Hashable, Value> {
     /// Every value, in no particular order.
     var values: [Value] { shards.flatMap { Array($0.values) } }
 
+    /// Visits every pair, in no particular order, without copying them out.
+    func forEach(_ body: (Key, Value) -> Void) {
+        for shard in shards { for (key, value) in shard { body(key, value) } }
+    }
+
     /// Every pair, in no particular order.
     var pairs: [(key: Key, value: Value)] { shards.flatMap { $0.map { ($0.key, $0.value) } } }
 }

@@ -209,12 +209,20 @@ extension FileSystem {
         guard rename(tmpPath, finalPath) == 0 else { let e = fail("rename into place", finalPath); unlink(tmpPath); throw e }
     }
 
-    /// Writes `data` to `tmpPath` unsynced and links it into place as `finalPath`, then removes
-    /// `tmpPath`. A link makes IN_CREATE, not IN_MOVED_TO: heraldd's watch on `jobs/` is not
-    /// woken once per job by its own batch filing (100,000 events overflow inotify's queue).
-    /// An existing `finalPath` is left as it is (it holds the same job state).
-    public static func writeLinked(_ data: [UInt8], tmpPath: String, finalPath: String) throws(FileSystemError) {
+    /// Writes `data` to `tmpPath` unsynced and returns its inode; `linkStaged` then links it into
+    /// place. A link makes IN_CREATE, not IN_MOVED_TO: heraldd's watch on `jobs/` is not woken
+    /// once per job by its own batch filing (100,000 events overflow inotify's queue). Two steps,
+    /// so that the document's pack record can go in between (see `JobDocPack`).
+    public static func writeStaged(_ data: [UInt8], tmpPath: String) throws(FileSystemError) -> UInt64 {
         try writeFile(data, at: tmpPath, options: [.truncate], sync: false)
+        var st = stat()
+        guard lstat(tmpPath, &st) == 0 else { throw fail("write", tmpPath) }
+        return UInt64(st.st_ino)
+    }
+
+    /// Links a staged file into place as `finalPath`, then removes `tmpPath`. An existing
+    /// `finalPath` is left as it is (it holds the same job state).
+    public static func linkStaged(_ tmpPath: String, finalPath: String) throws(FileSystemError) {
         defer { unlink(tmpPath) }
         guard link(tmpPath, finalPath) == 0 || errno == EEXIST else { throw fail("link into place", finalPath) }
     }

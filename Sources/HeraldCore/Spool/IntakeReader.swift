@@ -24,7 +24,7 @@ public struct IntakeReader: Sendable {
     /// Reads `request`'s files at `now` and hands the engine's events to `deliver`: single
     /// files together, a batch in parts once all of it has been checked.
     public func read(_ request: IntakeRequest, now: Instant, deliver: (EngineEvent) -> Void) {
-        let names = request.names ?? ((try? FileSystem.list(spool.new)) ?? [])
+        let names = request.names ?? spool.intakeNames()
         var singles: [IntakeFile] = []
         for name in names.sorted() where !name.hasPrefix(".") || Self.isClaimedBatch(name) {
             if name.hasSuffix(".jsonl") {
@@ -39,9 +39,10 @@ public struct IntakeReader: Sendable {
 
     func readSingle(_ file: String, _ request: IntakeRequest, now: Instant) -> IntakeFile {
         let path = spool.new + "/" + file
-        switch spool.readCheckedFile(path, limit: Job.maximumFileSize) {
+        switch spool.readCheckedFile(path, limit: Job.maximumFileSize, whenComplete: true) {
         case .failure(let error):
-            if error == .missing { return .gone(file: file) }
+            // Still being written: its IN_CLOSE_WRITE brings it back.
+            if error == .missing || error == .beingWritten { return .gone(file: file) }
             return .refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))
         case .success(let (bytes, mode, _)):
             do {
@@ -62,10 +63,10 @@ public struct IntakeReader: Sendable {
                    deliver: (EngineEvent) -> Void) {
         let path = spool.new + "/" + file
         let read: (bytes: [UInt8], mode: mode_t, inode: ino_t)
-        switch spool.readCheckedFile(path, limit: 1 << 30) {
+        switch spool.readCheckedFile(path, limit: 1 << 30, whenComplete: true) {
         case .success(let r): read = r
         case .failure(let error):
-            if error == .missing { return deliver(.intakeRead([.gone(file: file)])) }
+            if error == .missing || error == .beingWritten { return deliver(.intakeRead([.gone(file: file)])) }
             return deliver(.intakeRead([.refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))]))
         }
         let resumed = Self.isClaimedBatch(file)

@@ -95,6 +95,39 @@ extension Spool {
         return bytes.split(separator: UInt8(ascii: "\n")).compactMap { HistoryRecord(jsonLine: Substring(decoding: $0, as: UTF8.self)) }
     }
 
+    /// The records from `since` on, read from the end of the file backwards (a year of
+    /// history is megabytes; `herald status` wants the last day). Records are appended in
+    /// time order, give or take the moments between a popup and its record: an hour's margin.
+    public func history(since: Instant) -> [HistoryRecord] {
+        let fd = open(historyPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return [] }
+        var end = Int(st.st_size)
+        var tail: [UInt8] = []
+        let chunk = 256 * 1024
+        while end > 0 {
+            let start = max(0, end - chunk)
+            var part = [UInt8](repeating: 0, count: end - start)
+            let n = part.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(start)) }
+            guard n == end - start else { return [] }
+            tail = part + tail
+            end = start
+            // The first whole line of what is read so far: old enough to stop?
+            guard start > 0, let newline = tail.firstIndex(of: UInt8(ascii: "\n")) else { continue }
+            let rest = tail[(newline + 1)...]
+            if let line = rest.split(separator: UInt8(ascii: "\n")).first,
+               let record = HistoryRecord(jsonLine: Substring(decoding: line, as: UTF8.self)),
+               record.time < since - .minutes(60) {
+                tail = Array(rest)
+                break
+            }
+        }
+        return tail.split(separator: UInt8(ascii: "\n")).compactMap { HistoryRecord(jsonLine: Substring(decoding: $0, as: UTF8.self)) }
+            .filter { $0.time >= since }
+    }
+
     /// Recurring jobs that follow the local zone (no `timezone` of their own), for
     /// rescheduling after the zone changed. Reads every pending job: run it off the
     /// scheduler's queue.

@@ -34,6 +34,9 @@ public struct PendingJob: Sendable {
 extension Spool {
     /// Every pending job, next due first (unknown due times last).
     ///
+    /// Documents come from `index/docs.pack` where it has the job file's record (one read for
+    /// all), else from the job files themselves.
+    ///
     /// - Parameters:
     ///   - defaultLead: the configured heads-up lead, for deliveries not yet taken in.
     ///   - localZone: the zone for jobs (and calendar expressions) that name none.
@@ -41,22 +44,52 @@ extension Spool {
     ///   - loadDocuments: whether to read each job's document (false: ids and times only).
     public func listPending(defaultLead: Span, localZone: TimeZoneRules = .utc, now: Instant = .epoch,
                             loadDocuments: Bool = true) -> [PendingJob] {
-        func first(_ job: Job?) -> Instant? {
-            job.flatMap { try? JobSchedule($0, localZone: localZone, defaultLead: defaultLead).first(now: now) }
-        }
         var result: [PendingJob] = []
-        if let listing = try? jobFiles() {
-            for name in listing.jobs {
+        if let listing = try? FileSystem.listWithInodes(jobs) {
+            let pack = loadDocuments ? JobDocPack(spool: self).read() : nil
+            result.reserveCapacity(listing.count)
+            for entry in listing {
+                guard let name = JobFileName(parsing: entry.name) else { continue }
                 var p = PendingJob(id: name.id, location: .jobs(name), fireAt: name.fireAt)
                 if loadDocuments {
-                    switch loadJob(name, localZone: localZone) {
-                    case .success(let job): p.job = job
-                    case .failure(let error): p.problem = error.description
+                    if let doc = pack?.document(id: name.id, inode: entry.inode),
+                       let job = try? Job.decode(Data(doc), localZone: localZone) {
+                        p.job = job
+                    } else {
+                        load(name, into: &p, localZone: localZone)
                     }
                 }
                 result.append(p)
             }
         }
+        result += intakePending(defaultLead: defaultLead, localZone: localZone, now: now)
+        return Self.sorted(result)
+    }
+
+    private func load(_ name: JobFileName, into p: inout PendingJob, localZone: TimeZoneRules) {
+        switch loadJob(name, localZone: localZone) {
+        case .success(let job): p.job = job
+        case .failure(let error): p.problem = error.description
+        }
+    }
+
+    static func sorted(_ jobs: [PendingJob]) -> [PendingJob] {
+        jobs.sorted { a, b in
+            switch (a.fireAt, b.fireAt) {
+            case let (x?, y?): return (x, a.id) < (y, b.id)
+            case (_?, nil): return true
+            case (nil, _?): return false
+            case (nil, nil): return a.id < b.id
+            }
+        }
+    }
+
+    /// The jobs waiting in `new/` (alone or in batches) for heraldd to take them in.
+    public func intakePending(defaultLead: Span, localZone: TimeZoneRules = .utc, now: Instant = .epoch) -> [PendingJob] {
+        func first(_ job: Job?) -> Instant? {
+            job.flatMap { try? JobSchedule($0, localZone: localZone, defaultLead: defaultLead).first(now: now) }
+        }
+        var result: [PendingJob] = []
         for file in ((try? FileSystem.list(new)) ?? []).sorted() where !file.hasPrefix(".") {
             let limit = file.hasSuffix(".jsonl") ? 1 << 30 : Job.maximumFileSize
             guard case .success(let bytes) = readChecked(new + "/" + file, limit: limit) else {
@@ -81,20 +114,68 @@ extension Spool {
                 }
             }
         }
-        return result.sorted { a, b in
-            switch (a.fireAt, b.fireAt) {
-            case let (x?, y?): return (x, a.id) < (y, b.id)
-            case (_?, nil): return true
-            case (nil, _?): return false
-            case (nil, nil): return a.id < b.id
-            }
-        }
+        return result
     }
 
     /// The pending jobs whose id is `query` or, failing that, starts with it.
     public func findPending(_ query: String, defaultLead: Span, localZone: TimeZoneRules = .utc, now: Instant = .epoch) -> [PendingJob] {
-        let all = listPending(defaultLead: defaultLead, localZone: localZone, now: now)
-        let exact = all.filter { $0.id == query }
-        return exact.isEmpty ? all.filter { $0.id.hasPrefix(query) } : exact
+        findPendingCounted(query, defaultLead: defaultLead, localZone: localZone, now: now).jobs
+    }
+
+    /// `findPending`, with how many jobs match in all (only the first `SpoolQuery.findLimit`
+    /// of a long list of prefix matches are read). A running heraldd says where the jobs are;
+    /// without one, `jobs/` is listed.
+    public func findPendingCounted(_ query: String, defaultLead: Span, localZone: TimeZoneRules = .utc,
+                                   now: Instant = .epoch) -> (jobs: [PendingJob], total: Int) {
+        func matching(_ ids: [String]) -> (exact: Bool, keep: (String) -> Bool) {
+            ids.contains(query) ? (true, { $0 == query }) : (false, { $0.hasPrefix(query) })
+        }
+        let intake = intakePending(defaultLead: defaultLead, localZone: localZone, now: now)
+        var names: [JobFileName]
+        var total: Int
+        if let answer = verifiedAnswer(.find(query)) {
+            (names, total) = (answer.names, answer.total)
+        } else {
+            names = ((try? jobFiles().jobs) ?? []).filter { $0.id.hasPrefix(query) }
+            if names.contains(where: { $0.id == query }) { names = names.filter { $0.id == query } }
+            names.sort { $0.id < $1.id }
+            total = names.count
+        }
+        let rule = matching(names.map(\.id) + intake.map(\.id))
+        let exactInJobs = names.contains { $0.id == query }
+        if rule.exact && !exactInJobs { (names, total) = ([], 0) }
+        var found: [PendingJob] = names.filter { rule.keep($0.id) }.map { name in
+            var p = PendingJob(id: name.id, location: .jobs(name), fireAt: name.fireAt)
+            load(name, into: &p, localZone: localZone)
+            return p
+        }
+        let fromIntake = intake.filter { rule.keep($0.id) }
+        found += fromIntake
+        return (Self.sorted(found), (rule.exact ? found.count : total + fromIntake.count))
+    }
+
+    /// The `n` pending jobs due soonest (with `total`, how many are pending), from a running
+    /// heraldd; nil when none answers (then list them all).
+    public func soonestPending(_ n: Int, defaultLead: Span, localZone: TimeZoneRules = .utc,
+                               now: Instant = .epoch, loadDocuments: Bool = true) -> (jobs: [PendingJob], total: Int)? {
+        guard let answer = verifiedAnswer(.head(n)) else { return nil }
+        let intake = intakePending(defaultLead: defaultLead, localZone: localZone, now: now)
+        let jobs = answer.names.map { name in
+            var p = PendingJob(id: name.id, location: .jobs(name), fireAt: name.fireAt)
+            if loadDocuments { load(name, into: &p, localZone: localZone) }
+            return p
+        }
+        return (Array(Self.sorted(jobs + intake).prefix(n)), answer.total + intake.count)
+    }
+
+    /// heraldd's answer, once every name in it is found in `jobs/`. A name may be missing for a
+    /// moment (heraldd renames a job it just showed, or files a batch); after three tries,
+    /// nil (the caller lists `jobs/` itself).
+    func verifiedAnswer(_ request: SpoolQuery.Request) -> SpoolQuery.Answer? {
+        for _ in 0..<3 {
+            guard let answer = SpoolQuery.ask(self, request) else { return nil }
+            if answer.names.allSatisfy({ FileSystem.exists(path(of: $0)) }) { return answer }
+        }
+        return nil
     }
 }

@@ -18,8 +18,14 @@ extension Spool {
         let target = path(of: current)
         let staged = tmp + "/replace-" + current.id + "." + String(getpid())
         unlink(staged)
-        do { try FileSystem.writeFile(Array((job.encoded(zone: zone) + "\n").utf8), at: staged, options: [.exclusiveCreate], sync: true) } catch {
+        let document = Array((job.encoded(zone: zone) + "\n").utf8)
+        do { try FileSystem.writeFile(document, at: staged, options: [.exclusiveCreate], sync: true) } catch {
             throw .failed(error)
+        }
+        // Into the pack before it is swapped in (see JobDocPack).
+        var st = stat()
+        if lstat(staged, &st) == 0 {
+            JobDocPack(spool: self).append([JobDocPack.Record(id: current.id, inode: UInt64(st.st_ino), document: document)])
         }
         guard herald_rename_exchange(staged, target) == 0 else {
             let error = FileSystem.fail("replace", target)

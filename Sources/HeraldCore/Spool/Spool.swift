@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CHeraldSys
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -100,7 +101,12 @@ public struct Spool: Sendable {
     }
 
     /// `readChecked`, with the file's permission bits and inode number as its descriptor showed them.
-    public func readCheckedFile(_ path: String, limit: Int) -> Result<(bytes: [UInt8], mode: mode_t, inode: ino_t), SpoolFileError> {
+    ///
+    /// With `whenComplete`, a file some process still has open for writing (created in `new/`
+    /// in place, not yet closed) is `.beingWritten`: a read lease, which the kernel refuses
+    /// while the file has a writer, tells.
+    public func readCheckedFile(_ path: String, limit: Int,
+                                whenComplete: Bool = false) -> Result<(bytes: [UInt8], mode: mode_t, inode: ino_t), SpoolFileError> {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .failure(errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno)))) }
         switch st.st_mode & S_IFMT {
@@ -119,6 +125,7 @@ public struct Spool: Sendable {
         guard st.st_uid == geteuid() else { return .failure(.foreignOwner(uid: st.st_uid, expected: geteuid())) }
         guard st.st_mode & 0o022 == 0 else { return .failure(.writableByOthers(mode: st.st_mode & 0o7777)) }
         guard st.st_size <= limit else { return .failure(.tooLarge(size: Int(st.st_size), limit: limit)) }
+        if whenComplete && herald_has_writer(fd) != 0 { return .failure(.beingWritten) }
         do { return .success((try FileSystem.readAll(fd, path: path, limit: limit, size: Int(st.st_size)), st.st_mode & 0o7777, st.st_ino)) } catch {
             return .failure(.unreadable(String(cString: strerror(error.code))))
         }
@@ -200,6 +207,8 @@ public enum SpoolFileError: Error, Equatable, CustomStringConvertible {
     case unreadable(String)
     /// Gone before it could be read (moved or removed by another program meanwhile).
     case missing
+    /// Still open for writing by the program creating it.
+    case beingWritten
     case invalid(JobError)
 
     public var description: String {
@@ -212,6 +221,7 @@ public enum SpoolFileError: Error, Equatable, CustomStringConvertible {
         case .tooLarge(let size, let limit): return "is larger than \(limit / 1024) KiB (\(size) bytes)"
         case .unreadable(let why): return "cannot be read: \(why)"
         case .missing: return "is gone"
+        case .beingWritten: return "is still being written"
         case .invalid(let error): return error.description
         }
     }

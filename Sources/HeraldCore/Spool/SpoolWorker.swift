@@ -60,10 +60,29 @@ public struct SpoolWorker: Sendable {
                 }
             }
         }
+        let pack = JobDocPack(spool: spool)
         for move in plan.moves {
             let target = spool.path(of: move.name)
-            do {
-                try FileSystem.move(spool.new + "/" + move.file, to: target)
+            do throws(FileSystemError) {
+                // The document goes into the pack before the file goes into jobs/ (see JobDocPack).
+                let source = spool.new + "/" + move.file
+                let fd = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+                var st = stat()
+                let doc = fd >= 0 && fstat(fd, &st) == 0 ? try? FileSystem.readAll(fd, path: source, limit: Job.maximumFileSize) : nil
+                if let doc, st.st_nlink > 1 {
+                    // A hard link (a maildir writer's link(2), or `ln`): the job gets a file of its
+                    // own, so writing through the other name cannot change it.
+                    close(fd)
+                    let copy = spool.tmp + "/.linked." + move.name.description
+                    let inode = try FileSystem.writeStaged(doc, tmpPath: copy)
+                    pack.append([JobDocPack.Record(id: move.name.id, inode: inode, document: doc)])
+                    do throws(FileSystemError) { try FileSystem.move(copy, to: target) } catch { unlink(copy); throw error }
+                    unlink(source)
+                } else {
+                    if let doc { pack.appendRecord(id: move.name.id, fd: fd, document: doc) }
+                    if fd >= 0 { close(fd) }
+                    try FileSystem.move(source, to: target)
+                }
                 if move.fixMode { chmod(target, 0o600) }  // job files are the user's alone
                 result.filed.append(move.name)
             } catch {
@@ -72,10 +91,25 @@ public struct SpoolWorker: Sendable {
             }
         }
         if !result.filed.isEmpty { try? FileSystem.syncDirectoryOf(spool.jobs + "/.") }
+        // A batch part's files are written first, their records go into the pack in one
+        // append, and only then are the files linked into jobs/ (see JobDocPack).
+        var staged: [(write: FilingPlan.Write, tmp: String)] = []
+        var records: [JobDocPack.Record] = []
         for write in plan.writes {
+            let tmp = spool.tmp + "/.batch." + write.name.description
             do {
-                try FileSystem.writeLinked(write.line, tmpPath: spool.tmp + "/.batch." + write.name.description,
-                                           finalPath: spool.path(of: write.name))
+                let inode = try FileSystem.writeStaged(write.line, tmpPath: tmp)
+                staged.append((write, tmp))
+                records.append(JobDocPack.Record(id: write.name.id, inode: inode, document: write.line))
+            } catch {
+                logger.error("Cannot write a job from a batch", metadata: ["file": "\(plan.batch ?? "-")", "error": "\(error)"])
+                result.failed.append(write.name)
+            }
+        }
+        pack.append(records)
+        for (write, tmp) in staged {
+            do {
+                try FileSystem.linkStaged(tmp, finalPath: spool.path(of: write.name))
                 result.filed.append(write.name)
             } catch {
                 logger.error("Cannot write a job from a batch", metadata: ["file": "\(plan.batch ?? "-")", "error": "\(error)"])

@@ -1,0 +1,267 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `index/docs.pack`: a copy of every pending job's document in one file, so `herald list`
+/// reads one file instead of one per job (100,000 opens cost about a second on the machine
+/// in BENCHMARKS.md). It is derived data; the spool stays the truth.
+///
+/// Each record holds a job id, the inode of the job file it was read from, and the document.
+/// A job file's document never changes (a replacement is a new file, so a new inode), so a
+/// record is good for the file in `jobs/` with that id and inode. Every writer appends a
+/// file's record *before* the file appears in `jobs/`, and a reader takes the last record of
+/// an (id, inode): an inode freed and reused for a later document of the same id has its own,
+/// later record. A record missing (the pack deleted, a torn tail) only means that job's file
+/// is read instead; heraldd rebuilds a missing pack from `jobs/` when it starts.
+public struct JobDocPack: Sendable {
+    public let spool: Spool
+
+    public init(spool: Spool) { self.spool = spool }
+
+    public var directory: String { spool.root + "/index" }
+    public var path: String { directory + "/docs.pack" }
+    /// Appenders hold it shared, a rewrite exclusive (only while it swaps the file).
+    var lockPath: String { directory + "/docs.lock" }
+
+    public struct Record: Sendable {
+        public var id: String
+        public var inode: UInt64
+        public var document: [UInt8]
+        public init(id: String, inode: UInt64, document: [UInt8]) {
+            self.id = id; self.inode = inode; self.document = document
+        }
+    }
+
+    public struct Key: Hashable, Sendable {
+        public var id: String
+        public var inode: UInt64
+        public init(id: String, inode: UInt64) { self.id = id; self.inode = inode }
+    }
+
+    static let magic: UInt32 = 0x4B50_4448  // "HDPK" little-endian
+    static let headerSize = 24
+
+    // MARK: writing
+
+    /// Appends records in one write(2), under the shared lock. Failures are ignored: a missing
+    /// record only makes `herald list` read that job's file.
+    public func append(_ records: [Record]) {
+        guard !records.isEmpty else { return }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(records.reduce(0) { $0 + Self.headerSize + $1.id.utf8.count + $1.document.count })
+        for r in records { Self.encode(r, into: &bytes) }
+        withLock(LOCK_SH) {
+            let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            _ = Self.writeAll(fd, bytes)
+        }
+    }
+
+    /// Appends the record of the file open as `fd` (read from it), while it is still open: its
+    /// inode cannot be reused before the record is in.
+    public func appendRecord(id: String, fd: Int32, document: [UInt8]) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return }
+        append([Record(id: id, inode: UInt64(st.st_ino), document: document)])
+    }
+
+    static func encode(_ r: Record, into bytes: inout [UInt8]) {
+        let id = Array(r.id.utf8)
+        func put32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+        func put64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+        put32(magic)
+        put32(UInt32(id.count))
+        put32(UInt32(r.document.count))
+        put64(r.inode)
+        put32(checksum(id, r.document, r.inode))
+        bytes.append(contentsOf: id)
+        bytes.append(contentsOf: r.document)
+    }
+
+    static func checksum(_ id: some Collection<UInt8>, _ doc: some Collection<UInt8>, _ inode: UInt64) -> UInt32 {
+        var h: UInt32 = 2_166_136_261
+        for b in id { h = (h ^ UInt32(b)) &* 16_777_619 }
+        for b in doc { h = (h ^ UInt32(b)) &* 16_777_619 }
+        var i = inode
+        for _ in 0..<8 { h = (h ^ UInt32(i & 0xFF)) &* 16_777_619; i >>= 8 }
+        return h
+    }
+
+    // MARK: reading
+
+    /// The pack's contents: each (id, inode)'s last document. Nil when there is no pack.
+    public func read() -> Contents? {
+        guard let bytes = try? FileSystem.read(path, limit: Int(Int32.max)) else { return nil }
+        return Contents(bytes: bytes)
+    }
+
+    public struct Contents: Sendable {
+        public let bytes: [UInt8]
+        var ranges: [Key: Range<Int>] = [:]
+        /// Where the last whole record ends (a torn record after it is ignored).
+        public private(set) var validEnd = 0
+        public private(set) var recordCount = 0
+
+        init(bytes: [UInt8]) {
+            self.bytes = bytes
+            JobDocPack.walk(bytes) { id, inode, doc, end in
+                ranges[Key(id: String(decoding: id, as: UTF8.self), inode: inode)] = doc
+                validEnd = end
+                recordCount += 1
+            }
+        }
+
+        public var count: Int { ranges.count }
+
+        public func document(id: String, inode: UInt64) -> ArraySlice<UInt8>? {
+            ranges[Key(id: id, inode: inode)].map { bytes[$0] }
+        }
+    }
+
+    /// Calls `body` with each whole record (id bytes, inode, document range, end offset); stops
+    /// at the first one that is torn or damaged.
+    static func walk(_ bytes: [UInt8], from start: Int = 0,
+                     _ body: (ArraySlice<UInt8>, UInt64, Range<Int>, Int) -> Void) {
+        var at = start
+        bytes.withUnsafeBytes { raw in
+            while at + headerSize <= raw.count {
+                let magic = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+                let idLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
+                let docLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self)))
+                let inode = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))
+                let sum = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 20, as: UInt32.self))
+                let idStart = at + headerSize, docStart = idStart + idLength, end = docStart + docLength
+                guard magic == Self.magic, idLength <= 255, docLength <= Job.maximumFileSize, end <= raw.count else { return }
+                let id = bytes[idStart..<docStart], doc = docStart..<end
+                guard checksum(id, bytes[doc], inode) == sum else { return }
+                body(id, inode, doc, end)
+                at = end
+            }
+        }
+    }
+
+    // MARK: rebuilding (heraldd)
+
+    /// Whether the pack should be rewritten: missing, or mostly records of jobs that have gone.
+    public func needsRewrite(pendingJobs: Int) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return true }
+        return Int(st.st_size) > 4096 + 2 * pendingJobs * 512
+    }
+
+    /// Rewrites the pack to hold exactly one record per job in `jobs/`: records of jobs that
+    /// have gone are dropped, jobs without one are read from their files. Appends made while it
+    /// works are carried over (the exclusive lock is held only to copy those and swap the file).
+    ///
+    /// - Returns: how many records the new pack holds, and how many job files were read.
+    @discardableResult
+    public func rewrite() -> (records: Int, read: Int)? {
+        FileSystem.makeDirectoryQuietly(directory)
+        guard let listing = try? FileSystem.listWithInodes(spool.jobs) else { return nil }
+        let old = (try? FileSystem.read(path, limit: Int(Int32.max))) ?? []
+        var live = Set<Key>(minimumCapacity: listing.count)
+        for entry in listing {
+            if let name = JobFileName(parsing: entry.name) { live.insert(Key(id: name.id, inode: entry.inode)) }
+        }
+        var last: [Key: Range<Int>] = [:]  // each live key's last record in the old pack
+        var oldEnd = 0
+        Self.walk(old) { id, inode, doc, end in
+            let key = Key(id: String(decoding: id, as: UTF8.self), inode: inode)
+            if live.contains(key) { last[key] = (doc.lowerBound - id.count - Self.headerSize)..<end }
+            oldEnd = end
+        }
+        // Written as it goes (a megabyte at a time), not built whole: with a million jobs the
+        // pack is over 100 MB.
+        let tmp = directory + "/.docs.pack." + String(getpid())
+        unlink(tmp)
+        let out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard out >= 0 else { return nil }
+        var buffer: [UInt8] = []
+        var ok = true
+        func flush(_ force: Bool) {
+            guard force || buffer.count >= 1 << 20 else { return }
+            ok = ok && Self.writeAll(out, buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+        for range in last.values.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            buffer.append(contentsOf: old[range])
+            flush(false)
+        }
+        let kept = last.count
+        // Jobs without a record: read while open, as an appender would.
+        var readCount = 0
+        for entry in listing {
+            guard let name = JobFileName(parsing: entry.name), last[Key(id: name.id, inode: entry.inode)] == nil else { continue }
+            let fd = open(spool.jobs + "/" + entry.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size <= Job.maximumFileSize,
+                  let doc = try? FileSystem.readAll(fd, path: entry.name, limit: Job.maximumFileSize) else { continue }
+            Self.encode(Record(id: name.id, inode: UInt64(st.st_ino), document: doc), into: &buffer)
+            readCount += 1
+            flush(false)
+        }
+        let locked = withLock(LOCK_EX) {
+            // What was appended since the old pack was read comes after, in order.
+            if let now = try? FileSystem.read(path, limit: Int(Int32.max)), now.count > oldEnd {
+                var tailEnd = oldEnd
+                Self.walk(now, from: oldEnd) { _, _, _, end in tailEnd = end }
+                buffer.append(contentsOf: now[oldEnd..<tailEnd])
+            }
+            flush(true)
+            close(out)
+            ok = ok && rename(tmp, path) == 0
+            if !ok { unlink(tmp) }
+        }
+        if !locked { close(out); unlink(tmp); return nil }
+        return ok ? (kept + readCount, readCount) : nil
+    }
+
+    // MARK: lock
+
+    /// Runs `body` holding the lock; false (and `body` not run) when it cannot be taken.
+    @discardableResult
+    private func withLock(_ operation: Int32, _ body: () -> Void) -> Bool {
+        FileSystem.makeDirectoryQuietly(directory)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        while flock(fd, operation) != 0 { if errno != EINTR { return false } }
+        body()
+        return true
+    }
+
+    /// Writes all of `bytes` to `fd`; false on an error.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            done += n
+        }
+        return true
+    }
+}
+
+extension FileSystem {
+    /// The names in a directory with their inode numbers (from the listing itself, no stat).
+    public static func listWithInodes(_ path: String) throws(FileSystemError) -> [(name: String, inode: UInt64)] {
+        guard let dir = opendir(path) else { throw fail("list", path) }
+        defer { closedir(dir) }
+        var entries: [(name: String, inode: UInt64)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { entries.append((name, UInt64(entry.pointee.d_ino))) }
+        }
+        return entries
+    }
+
+    /// `mkdir(path, 0700)`, ignoring failure (the caller's next open reports it).
+    static func makeDirectoryQuietly(_ path: String) {
+        if mkdir(path, 0o700) != 0 && errno != EEXIST { return }
+    }
+}
