@@ -66,6 +66,12 @@ struct Bench: ParsableCommand {
     @Flag(help: "Keep the working directory (spool, logs) afterwards.")
     var keep = false
 
+    @Option(help: ArgumentHelp("Instead of the full run, the scale curve: for each of these queue sizes, import, intake, READY after a restart, RSS, lateness and the CLI's times (comma-separated, e.g. 1000,10000,100000,1000000).", valueName: "sizes"))
+    var scale: String?
+
+    @Option(help: ArgumentHelp("With --scale, also write the figures as JSON here (for scripts/plot-scale.py).", valueName: "file"))
+    var scaleJSON: String?
+
     mutating func validate() throws {
         if smoke {
             jobs = 100; lateness = 50; spread = 1; burst = 20; pickups = 10; idle = 2; enqueues = 5; restarts = 1
@@ -80,6 +86,7 @@ struct Bench: ParsableCommand {
     func run() throws {
         closeInheritedDescriptorsOnExec()
         let directory = bin ?? Self.ownDirectory()
+        if let scale { return runScale(scale, binaries: directory) }
         let plan = Plan(jobs: jobs, lateness: lateness, spread: spread, burst: burst, pickups: pickups, idle: idle,
                         enqueues: enqueues, restarts: restarts, smoke: smoke)
         let run: BenchRun
@@ -98,6 +105,35 @@ struct Bench: ParsableCommand {
             }
             print("Written to \(output).")
         }
+    }
+
+    func runScale(_ sizes: String, binaries: String) {
+        let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !counts.isEmpty, counts.allSatisfy({ $0 >= 100 }) else { Self.fail(BenchError("--scale: '\(sizes)' is not a list of queue sizes of 100 or more")) }
+        var rows: [ScaleRow] = []
+        for count in counts {
+            let plan = Plan(jobs: count, lateness: 500, spread: 5, burst: 10, pickups: 1, idle: 1, enqueues: 1, restarts: 1,
+                            smoke: false, scale: true)
+            let run: BenchRun
+            do { run = try BenchRun(binaries: binaries, workDirectory: workdir, plan: plan) } catch { Self.fail(error) }
+            do { rows.append(try run.measureScale(runs: 9)) } catch {
+                run.tearDown(keep: true)
+                Self.fail(error, logs: run.directory)
+            }
+            run.tearDown(keep: keep)
+            print("\(count) jobs: " + String(data: (try? JSONEncoder().encode(rows.last!)) ?? Data(), encoding: .utf8)!)
+        }
+        let table = ScaleReport.table(rows, machine: Report.describeMachine(swiftVersion: BenchRun.swiftVersion()),
+                                      date: BenchRun.today(), command: command ?? CommandLine.arguments.joined(separator: " "))
+        print(table)
+        do {
+            if let output { try ScaleReport.write(table, to: output) }
+            if let scaleJSON {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try encoder.encode(rows).write(to: URL(fileURLWithPath: scaleJSON))
+            }
+        } catch { Self.fail(BenchError("cannot write the scale figures: \(error)")) }
     }
 
     static func fail(_ error: any Error, logs: String? = nil) -> Never {
@@ -123,6 +159,8 @@ struct Plan {
     var enqueues: Int
     var restarts: Int
     var smoke: Bool
+    /// A point of the scale curve: no wait for an earlier run's clean-up, longer intakes.
+    var scale = false
     /// Jobs in the first import that come due while heraldd files it.
     var firstStartJobs: Int { smoke ? 5 : 20 }
 }

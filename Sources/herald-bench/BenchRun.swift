@@ -35,7 +35,7 @@ final class BenchRun {
         }
         let parent = workDirectory ?? Self.defaultWorkParent()
         cleanupMarker = parent + "/.herald-bench-cleanup"
-        let waited = plan.smoke ? 0 : Self.waitForEarlierCleanup(marker: cleanupMarker)
+        let waited = plan.smoke || plan.scale ? 0 : Self.waitForEarlierCleanup(marker: cleanupMarker)
         let base = parent + "/herald-bench-\(getpid())"
         do { try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true) } catch {
             throw BenchError("cannot create \(base): \(error)")
@@ -247,7 +247,7 @@ final class BenchRun {
     // MARK: - Phases
 
     /// Schedules the lateness jobs and the burst, waits for all of them, and measures.
-    private func fire() throws(BenchError) -> (Samples, Double, Double) {
+    func fire() throws(BenchError) -> (Samples, Double, Double) {
         var rng = SystemRandomNumberGenerator()
         let spread = Span(microseconds: Int64(plan.spread * 1_000_000))
         let spacing = spread.microseconds / Int64(plan.lateness)
@@ -403,7 +403,7 @@ final class BenchRun {
 
     /// Starts heraldd; nanoseconds from posix_spawn to READY=1 on the notify socket.
     @discardableResult
-    private func startDaemon() throws(BenchError) -> UInt64 {
+    func startDaemon() throws(BenchError) -> UInt64 {
         daemonRuns += 1
         var env = environment
         env["NOTIFY_SOCKET"] = notify.path
@@ -418,7 +418,7 @@ final class BenchRun {
         return ready - start
     }
 
-    private func stopDaemon() throws(BenchError) {
+    func stopDaemon() throws(BenchError) {
         guard let daemon else { return }
         daemon.signal(SIGTERM)
         let deadline = monotonicNanoseconds() + 20_000_000_000
@@ -440,7 +440,7 @@ final class BenchRun {
         return String(text.suffix(2000))
     }
 
-    private func rss() throws(BenchError) -> Int {
+    func rss() throws(BenchError) -> Int {
         guard let daemon, let kib = ProcessInfoReader.kibibytes("VmRSS", pid: daemon.pid) else {
             throw BenchError("cannot read heraldd's memory from /proc")
         }
@@ -450,8 +450,10 @@ final class BenchRun {
     /// Waits until status.json says `count` jobs are pending and new/ is empty; stops on
     /// anything in failed/.
     /// With `ignoringDone`, jobs that fire meanwhile may make the count fall short by as many as are done.
-    private func waitForPending(_ count: Int, what: String, ignoringDone: Bool = false) throws(BenchError) {
-        let deadline = monotonicNanoseconds() + 120_000_000_000
+    func waitForPending(_ count: Int, what: String, ignoringDone: Bool = false) throws(BenchError) {
+        // A million jobs take over a minute to file.
+        let seconds = max(120, count / 4_000)
+        let deadline = monotonicNanoseconds() + UInt64(seconds) * 1_000_000_000
         var last: Int? = nil
         while monotonicNanoseconds() < deadline {
             if let failed = try? FileManager.default.contentsOfDirectory(atPath: spool + "/failed"), let first = failed.sorted().first {
@@ -467,7 +469,7 @@ final class BenchRun {
             if let status = daemon?.poll() { throw BenchError("heraldd exited with status \(status): \(log())") }
             sleep(milliseconds: 20)
         }
-        throw BenchError("heraldd did not take in \(what) within 120 s (status.json says \(last.map(String.init) ?? "nothing") pending, expected \(count))")
+        throw BenchError("heraldd did not take in \(what) within \(seconds) s (status.json says \(last.map(String.init) ?? "nothing") pending, expected \(count))")
     }
 
     // MARK: - Popups
@@ -512,7 +514,7 @@ final class BenchRun {
 
     // MARK: - Helpers
 
-    private func runHerald(_ arguments: [String]) throws(BenchError) -> UInt64 {
+    func runHerald(_ arguments: [String]) throws(BenchError) -> UInt64 {
         let output = directory + "/herald.out"
         let (status, ns) = try Spawned.timed(herald, arguments, environment: environment, outputPath: output)
         guard status == 0 else {
@@ -521,7 +523,7 @@ final class BenchRun {
         return ns
     }
 
-    private func writeFile(_ text: String, to path: String, sync: Bool = false) {
+    func writeFile(_ text: String, to path: String, sync: Bool = false) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { Bench.fail(BenchError("cannot write \(path): \(String(cString: strerror(errno)))")) }
         var bytes = Array(text.utf8)
