@@ -28,7 +28,7 @@ GENERATED = .build/generated
 FUZZ_SECONDS ?= 120
 FUZZ_SEED ?= $(shell date +%s)
 
-.PHONY: all build release test run install install-built uninstall deps test-deps clean fuzz bench order-file man completions screenshot habit-screenshot compat
+.PHONY: all build release test run install install-built uninstall deps test-deps clean fuzz bench order-file man completions screenshot habit-screenshot compat deb test-deb bench-scale soak
 
 all: build
 
@@ -65,6 +65,15 @@ bench: test-deps
 	.build/release/herald-bench --output BENCHMARKS.md --command "make bench"
 	scripts/calendar-bench.py --bin .build/release --output BENCHMARKS.md
 
+## The scale curve: for 1,000 / 10,000 / 100,000 / 1,000,000 queued jobs, import and intake
+## time, READY after a restart, RSS, fire lateness and the CLI's times (release build, about
+## fifteen minutes); the table goes into BENCHMARKS.md ("Scale"), the plot to docs/bench/scale.png.
+SCALE_SIZES ?= 1000,10000,100000,1000000
+bench-scale: test-deps
+	$(SWIFT) build $(RELEASE_FLAGS)
+	.build/release/herald-bench --scale $(SCALE_SIZES) --output BENCHMARKS.md --scale-json docs/bench/scale.json --command "make bench-scale"
+	/usr/bin/python3 scripts/plot-scale.py docs/bench/scale.json docs/bench/scale.png
+
 ## Rewrite linker/herald.order (what `herald remind` touches, for the release link's layout)
 ## from the current release build, then relink herald with it. Rerun after large changes to
 ## the remind path; `make bench` shows the effect in the enqueue row.
@@ -83,6 +92,19 @@ fuzz: deps
 ## Build in release and run heraldd in the foreground.
 run: release
 	@scripts/run.sh
+
+## The Debian package herald_<version>-<revision>_amd64.deb, in the repository root, from the
+## release build (packaging/debian/ holds its metadata; scripts/make-deb.sh), checked with lintian.
+deb: release
+	@scripts/install-deps.sh deb
+	scripts/make-deb.sh
+	lintian --fail-on error,warning herald_$$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)_amd64.deb
+
+## Install the package into a fresh Debian 12 root (debootstrap, cached in ~/.cache/herald) and
+## test it there: herald doctor, a popup through heraldd's console notifier, purge. Needs root.
+test-deb: deb
+	@deb=herald_$$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)_amd64.deb; \
+	if [ "$$(id -u)" -eq 0 ]; then scripts/test-deb.sh "$$deb"; else sudo scripts/test-deb.sh "$$deb"; fi
 
 ## Install the release build under PREFIX (default ~/.local): binaries, the systemd user unit,
 ## man pages, bash/zsh/fish completions, the example config, the job schema, the .desktop file.

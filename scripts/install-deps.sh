@@ -6,13 +6,15 @@
 #   scripts/install-deps.sh screenshot  what `make screenshot` needs (a virtual X screen, dunst, ImageMagick)
 #   scripts/install-deps.sh profile  what `make order-file` needs (valgrind, binutils)
 #   scripts/install-deps.sh compat   what `make compat` needs (every notification server, sway, grim)
+#   scripts/install-deps.sh deb      what `make deb` and `make test-deb` need (dpkg-dev, lintian, debootstrap)
 set -eu
 
 build="libnotify-dev libcanberra-dev libsqlite3-dev pkg-config tzdata"
-test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at faketime sqlite3 make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme python3-radicale khal vdirsyncer curl"
+test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at faketime sqlite3 make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme python3-radicale khal vdirsyncer curl python3-matplotlib"
 screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
 profile="$build valgrind binutils python3"
 compat="$test dunst notification-daemon mate-notification-daemon mako-notifier sway grim libnotify-bin"
+deb="dpkg-dev binutils lintian debootstrap python3"
 
 ORACLE_VERSION=3.8.2
 
@@ -22,7 +24,8 @@ case "${1:-test}" in
   screenshot) wanted=$screenshot ;;
   profile) wanted=$profile ;;
   compat) wanted=$compat ;;
-  *) echo "usage: $0 build|test|screenshot|profile|compat" >&2; exit 64 ;;
+  deb) wanted=$deb ;;
+  *) echo "usage: $0 build|test|screenshot|profile|compat|deb" >&2; exit 64 ;;
 esac
 
 missing=""
