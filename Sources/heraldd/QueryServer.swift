@@ -7,7 +7,6 @@ import Logging
 /// Answers `SpoolQuery` questions on `heraldd.sock` (mode 0600, this user only) on a queue of
 /// its own: the scheduler's queue only hands over a snapshot of its job table.
 final class QueryServer {
-    private let fd: Int32
     private let path: String
     private let source: DispatchSourceRead
 
@@ -21,7 +20,6 @@ final class QueryServer {
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { return nil }
-        self.fd = fd
         // heraldd holds the spool's lock: a socket left here is an earlier heraldd's.
         var st = stat()
         if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK { unlink(path) }

@@ -39,16 +39,16 @@ final class SpoolWatcher {
             throw e
         }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let fd = self.fd, newWatch = self.newWatch, jobsWatch = self.jobsWatch, rootWatch = self.rootWatch, jobsPath = spool.jobs
+        let fd = self.fd, newWatch = self.newWatch, jobsWatch = self.jobsWatch, rootWatch = self.rootWatch
         let spool = spool
         // One buffer for the watcher's life, never zero-filled: the kernel writes what it reads.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
         let handleAll = {
             // Several batches of events may be waiting; handled in one wake-up.
-            var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, jobsPath: jobsPath, spool: spool)
+            var changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, spool: spool)
             while !changes.isEmpty {
                 handler(changes)
-                changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, jobsPath: jobsPath, spool: spool)
+                changes = Self.drain(fd: fd, newWatch: newWatch, jobsWatch: jobsWatch, rootWatch: rootWatch, buffer: buffer, spool: spool)
             }
         }
         handleQueued = handleAll
@@ -72,7 +72,7 @@ final class SpoolWatcher {
     private static let bufferSize = 64 * 1024
 
     private static func drain(fd: Int32, newWatch: Int32, jobsWatch: Int32, rootWatch: Int32, buffer: UnsafeMutableRawBufferPointer,
-                              jobsPath: String, spool: Spool) -> Changes {
+                              spool: Spool) -> Changes {
         var changes = Changes()
         while true {
             let n = read(fd, buffer.baseAddress!, buffer.count)
@@ -98,7 +98,7 @@ final class SpoolWatcher {
                         changes.jobs.append(.removed(name))
                         // A document swapped in place (`herald edit`, renameat2 RENAME_EXCHANGE)
                         // reports its name as moved away last: still there, it is taken in again.
-                        if JobFileName(parsing: name) != nil, FileSystem.exists(jobsPath + "/" + name) { changes.jobs.append(.added(name)) }
+                        if JobFileName(parsing: name) != nil, FileSystem.exists(spool.jobs + "/" + name) { changes.jobs.append(.added(name)) }
                     }
                     if mask & UInt32(IN_MOVED_TO) != 0 { changes.jobs.append(.added(name)) }
                 }
