@@ -74,6 +74,14 @@ bench-scale: test-deps
 	.build/release/herald-bench --scale $(SCALE_SIZES) --output BENCHMARKS.md --scale-json docs/bench/scale.json --command "make bench-scale"
 	/usr/bin/python3 scripts/plot-scale.py docs/bench/scale.json docs/bench/scale.png
 
+## A busy user's week in ten minutes (release build, about twelve minutes; not part of `make
+## test`): 50,000 jobs due under cancels, snoozes, reschedules, habits, reloads, heraldd killed
+## with SIGKILL and the notification server killed; checks nothing is lost, shown too often,
+## leaked or crashed, and writes the result row into BENCHMARKS.md ("Soak").
+soak: test-deps
+	$(SWIFT) build $(RELEASE_FLAGS)
+	/usr/bin/python3 scripts/soak.py --bin .build/release --minutes 10 --output BENCHMARKS.md
+
 ## Rewrite linker/herald.order (what `herald remind` touches, for the release link's layout)
 ## from the current release build, then relink herald with it. Rerun after large changes to
 ## the remind path; `make bench` shows the effect in the enqueue row.
