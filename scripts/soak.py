@@ -38,12 +38,12 @@ the choices made at run time, such as which shown job to snooze, come from the s
   server, `herald habit undo` before the next reminder so that it shows again;
 - config reloads: the reminder template changes ("{title} [cN]") and heraldd gets SIGHUP; each
   reminder popup shown after the reload took effect (RELOADING=1 ... READY=1) must carry [cN];
-- heraldd killed with SIGKILL every 40-100 s (scaled by minutes/10 in shorter runs) until 60 %
-  of the run and restarted 0.2-3 s later; the notification server killed every 60-150 s and
+- heraldd killed with SIGKILL every 40-100 s (scaled by minutes/10 in shorter runs) until half
+  the run and restarted 0.2-3 s later; the notification server killed every 60-150 s and
   restarted 0.5-5 s later (at least once during the last heraldd's life);
-- a quiet window shortly after the last heraldd starts (35 s in a full run): nothing comes due
-  and nothing is done from the shell (habits go on), the user clears every popup, and heraldd's
-  memory is measured idle (see below).
+- a quiet window 60 s after the last heraldd starts (35 s long in a full run), once it has
+  worked under the run's load for a while: nothing comes due and nothing is done from the shell
+  (habits go on), the user clears every popup, and heraldd's memory is measured idle (below).
 
 After the last due time it waits for the queue to drain (no run job left in jobs/, nothing in
 new/), clears the popups, measures, removes the habits, stops heraldd with SIGTERM, and checks:
@@ -56,18 +56,18 @@ new/), clears the popups, measures, removes the habits, stops heraldd with SIGTE
   the one popup in flight, README "At least once"; so may a server killed as it takes one);
 - nothing left in new/, nothing in failed/;
 - heraldd's VmRSS at the end within 10 % of the "before" value. Both are of the last heraldd,
-  idle, with every popup cleared (the server closes them, as a user clearing the notification
-  list) and the same jobs pending (the background queue and the habits), each taken the same
-  way: a 20-job probe import due a second later (heraldd calls malloc_trim after filing each
-  batch, so what it freed earlier, e.g. at start-up, does not count), shown, then the popups
-  cleared, then idle (no popup for 2 s, three samples 0.5 s apart within 0.5 %). Before, in the quiet
-  window after its start-up (catch-up summary and first intake behind it); after, at the end,
-  after some minutes, thousands of popups, hundreds of intake events, a notification-server
-  restart and reloads. Same process, same state: what grew is what its life added. A fresh
-  heraldd is no fair baseline: heraldd's RSS rises to the high-water mark of its largest burst
-  of due popups (a catch-up after a restart, a server outage) and stays there, so a fresh one
-  idles several MiB lower than any that has been through a burst, leak or no leak (the first
-  heraldd's RSS is reported for comparison);
+  taken the same way: a 20-job probe import due a second later (heraldd calls malloc_trim after
+  filing each batch, so memory it freed earlier does not count), shown; every popup cleared
+  (the server closes them, as a user clearing the notification list); then idle (no popup for
+  2 s, three samples 0.5 s apart within 0.5 %), with the same jobs pending (the background
+  queue and the habits). Before: in the quiet window, with its start-up (catch-up summary,
+  intake of what waited, the prune of history.jsonl) and a minute of the run's load behind it.
+  After: at the end, some minutes, thousands of popups, hundreds of intake events, a
+  notification-server restart and reloads later. Same process, same state, same load behind
+  it: what grew is what the rest of its life added. A fresh heraldd is no fair baseline:
+  heraldd's RSS rises with the load and the bursts of due popups it has handled (a catch-up
+  after a restart, a server outage) and stays near that level, so a fresh one idles several
+  MiB lower than one that has worked, leak or no leak (the first heraldd's RSS is reported);
 - no file descriptor leaked: the last heraldd's /proc/PID/fd right after its READY=1 (and its
   first WATCHDOG=1) against the end (smallest of three looks 0.1 s apart each time: heraldd opens
   a socket for a moment for each message to the notify socket);
@@ -450,7 +450,7 @@ def n(x):
 class Plan:
     """Everything the run will do, with times in seconds from the workload's start, from the seed.
 
-    The kills of heraldd come first (until 60 % of the run), so the last heraldd's life is known.
+    The kills of heraldd come first (until half the run), so the last heraldd's life is known.
     Shortly after it starts comes a quiet window, as in a user's day: nothing comes due and
     nothing is done from the shell, so that it can be measured idle, holding the same jobs as at
     the end (the background queue and the habits), once its start-up is behind it."""
@@ -465,19 +465,21 @@ class Plan:
         self.events = []  # (t, kind, payload)
         self.jobs = {}    # id -> dict(due, via)
 
-        # heraldd killed every 40-100 s until 60 % of the run, down 0.2-3 s each time.
+        # heraldd killed every 40-100 s until half the run, down 0.2-3 s each time.
         self.kills = []
         t = rng.uniform(40, 100) * s
-        while t <= 0.6 * T:
+        while t <= 0.5 * T:
             self.kills.append((t, rng.uniform(0.2, 3.0)))
             t += rng.uniform(40, 100) * s
         last_restart = (self.kills[-1][0] + self.kills[-1][1]) if self.kills else 0.0
         for t, down in self.kills:
             self.events.append((t, "kill-heraldd", {"down": down}))
 
-        # The quiet window [qs, qe]: 10 s after the last restart, 35 s long (scaled); no job
-        # due from qs until 10 s after qe; whatever would be issued in it waits until qe.
-        self.qs = max(self.first_due, last_restart + 10 * lead)
+        # The quiet window [qs, qe]: 60 s after the last restart (scaled), once that heraldd has
+        # worked under the run's load for a while (its RSS has reached the level that load keeps it
+        # at), 35 s long; no job due from qs until 10 s after qe; whatever would be issued in it
+        # waits until qe.
+        self.qs = max(self.first_due, last_restart + 60 * lead)
         self.qe = self.qs + 35 * lead
         gap = (self.qe + 10 * lead) - self.qs
         self.events.append((self.qs, "quiet", {}))
@@ -1738,7 +1740,7 @@ over the run (most from `herald import` batches of a few thousand, some from `he
 meanwhile jobs are cancelled, rescheduled and snoozed from the shell, habits are added and
 their Done pressed by the notification server (a Python process of the script's own that
 acts as the user: it dismisses most popups), the configuration is reloaded with a changed
-template, `heraldd` is killed with SIGKILL every 40–100 s (until 60 % of the run) and the
+template, `heraldd` is killed with SIGKILL every 40–100 s (until half the run) and the
 notification server every 60–150 s. Afterwards it checks that every job not cancelled was
 shown at least 1 + its snoozes times and at most 1 + the number of `heraldd` kills more, that
 no cancelled job was shown and no rescheduled one before its new time, that nothing is left
