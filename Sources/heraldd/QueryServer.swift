@@ -64,7 +64,7 @@ final class QueryServer {
         }
         line = Array(line.prefix { $0 != UInt8(ascii: "\n") })
         guard let request = SpoolQuery.parse(String(decoding: line, as: UTF8.self)) else {
-            _ = JobDocPack.writeAll(client, Array("error unknown request\n".utf8))
+            _ = FileSystem.writeAll(client, Array("error unknown request\n".utf8))
             return
         }
         let table = snapshot()
@@ -73,6 +73,6 @@ final class QueryServer {
         case .find(let query): answer = table.find(query, limit: SpoolQuery.findLimit)
         case .head(let n): answer = table.soonest(n)
         }
-        _ = JobDocPack.writeAll(client, SpoolQuery.encode(answer))
+        _ = FileSystem.writeAll(client, SpoolQuery.encode(answer))
     }
 }

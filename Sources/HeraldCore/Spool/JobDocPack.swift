@@ -54,7 +54,7 @@ public struct JobDocPack: Sendable {
             let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else { return }
             defer { close(fd) }
-            _ = Self.writeAll(fd, bytes)
+            _ = FileSystem.writeAll(fd, bytes)
         }
     }
 
@@ -181,7 +181,7 @@ public struct JobDocPack: Sendable {
         var ok = true
         func flush(_ force: Bool) {
             guard force || buffer.count >= 1 << 20 else { return }
-            ok = ok && Self.writeAll(out, buffer)
+            ok = ok && FileSystem.writeAll(out, buffer)
             buffer.removeAll(keepingCapacity: true)
         }
         for range in last.values.sorted(by: { $0.lowerBound < $1.lowerBound }) {
@@ -232,7 +232,9 @@ public struct JobDocPack: Sendable {
         body()
         return true
     }
+}
 
+extension FileSystem {
     /// Writes all of `bytes` to `fd`; false on an error.
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var done = 0
@@ -243,9 +245,7 @@ public struct JobDocPack: Sendable {
         }
         return true
     }
-}
 
-extension FileSystem {
     /// The names in a directory with their inode numbers (from the listing itself, no stat).
     public static func listWithInodes(_ path: String) throws(FileSystemError) -> [(name: String, inode: UInt64)] {
         guard let dir = opendir(path) else { throw fail("list", path) }

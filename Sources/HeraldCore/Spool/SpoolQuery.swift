@@ -79,7 +79,7 @@ public enum SpoolQuery {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         guard withAddress(path, { connect(fd, $0, $1) }) == 0 else { return nil }
-        guard JobDocPack.writeAll(fd, Array(encode(request).utf8)) else { return nil }
+        guard FileSystem.writeAll(fd, Array(encode(request).utf8)) else { return nil }
         shutdown(fd, Int32(SHUT_WR))
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
