@@ -122,6 +122,7 @@ struct WhenOptions: ParsableArguments {
         case (nil, let text?):
             let span = try parseSpan(text, option: "--in")
             guard span > .zero else { throw CLIError.usage("--in: '\(text)' is not after now: use a span above 0") }
+            guard Job.inRange.contains(span) else { throw CLIError.usage("--in: '\(text)' is more than 100 years ahead") }
             return ctx.fromNow(span)
         }
     }

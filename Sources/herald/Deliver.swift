@@ -61,7 +61,7 @@ extension Herald {
             guard arrival > ctx.now else {
                 throw CLIError.usage("the arrival time \(ISO8601.format(arrival, in: ctx.zone)) is in the past")
             }
-            let leadSpan = try lead.map { try parseSpan($0, option: "--lead") } ?? ctx.config.lead
+            let leadSpan = try lead.map { try parseLead($0) } ?? ctx.config.lead
             let recipientName = name ?? ctx.config.profile.name
             let recipientAddress = address ?? ctx.config.profile.address
             guard let recipientName, !recipientName.trimmingSpaces.isEmpty else {
@@ -141,7 +141,15 @@ struct SoundOptions: ParsableArguments {
 func parseRepeat(_ text: String?) throws -> Span? {
     guard let text else { return nil }
     let span = try parseSpan(text, option: "--repeat")
-    guard span >= .seconds(1) else { throw CLIError.usage("--repeat: '\(text)' is shorter than 1 second") }
+    guard span >= Job.repeatRange.lowerBound else { throw CLIError.usage("--repeat: '\(text)' is shorter than 1 second") }
+    guard span <= Job.repeatRange.upperBound else { throw CLIError.usage("--repeat: '\(text)' is longer than 366 days") }
+    return span
+}
+
+/// `--lead SPAN` for `deliver`: up to 366 days.
+func parseLead(_ text: String) throws -> Span {
+    let span = try parseSpan(text, option: "--lead")
+    guard Job.leadRange.contains(span) else { throw CLIError.usage("--lead: '\(text)' is longer than 366 days") }
     return span
 }
 

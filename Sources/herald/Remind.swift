@@ -101,6 +101,7 @@ extension Herald {
         func run() throws {
             let length = try parseSpan(span, option: "SPAN")
             guard length > .zero else { throw CLIError.usage("SPAN: '\(span)' must be longer than 0") }
+            guard Job.inRange.contains(length) else { throw CLIError.usage("SPAN: '\(span)' is more than 100 years") }
             let repeating = try parseRepeat(repeatSpan)
             let warnings = try parseWarnings(warn)
             let soundValue = try sound.value()

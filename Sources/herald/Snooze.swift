@@ -75,6 +75,7 @@ extension Herald.Snooze {
     static func length(_ text: String, _ ctx: CLIContext) throws -> (Span, Instant?) {
         if let span = try? TimeSpan.parse(text) {
             guard span > .zero else { throw CLIError.usage("SPAN: '\(text)' must be longer than 0") }
+            guard span <= Job.snoozeRange.upperBound else { throw CLIError.usage("SPAN: '\(text)' is longer than 366 days") }
             return (span, nil)
         }
         let until: TimePhrase.Meaning

@@ -34,6 +34,11 @@ final class CalendarSync: @unchecked Sendable {
     private var files: [String: FileAlarms] = [:]
     /// A hash of each calendar job's document as last written or read, to compare without reading it.
     private var written: [String: Int] = [:]
+    /// The crash-loop breaker's note of the file being planned, and the files set aside
+    /// because heraldd died twice planning them (by path: the version set aside).
+    private let claim: WorkClaim?
+    private var setAside: [String: String] = [:]
+    private var setAsidePath: String { spool.root + "/.planning-aside" }
 
     struct FileAlarms {
         var stamp: [Int]
@@ -46,6 +51,41 @@ final class CalendarSync: @unchecked Sendable {
         self.spool = spool
         self.localZone = localZone
         self.logger = logger
+        claim = WorkClaim(spool: spool, name: WorkClaim.calendar)
+        loadSetAside()
+    }
+
+    // MARK: the crash-loop breaker
+
+    /// Reads the files set aside before, and adds the one a heraldd that died twice on it was planning.
+    private func loadSetAside() {
+        if let bytes = try? FileSystem.read(setAsidePath, limit: 1 << 20) {
+            for line in bytes.split(separator: UInt8(ascii: "\n")) {
+                let text = String(decoding: line, as: UTF8.self)
+                if let (version, file) = Self.splitNote(text) { setAside[file] = version }
+            }
+        }
+        guard let (what, strikes) = WorkClaim.leftover(spool: spool, name: WorkClaim.calendar),
+              let (version, file) = Self.splitNote(what) else { return }
+        guard strikes >= WorkClaim.strikesToSetAside else {
+            logger.warning("heraldd stopped while planning a calendar file; planning it once more", metadata: ["file": "\(file)"])
+            claim?.suspect(what, strikes: strikes)
+            return
+        }
+        setAside[file] = version
+        let text = setAside.map { "\($0.value) \($0.key)\n" }.sorted().joined()
+        do {
+            try FileSystem.writeAtomically(Array(text.utf8), tmpPath: spool.tmp + "/.planning-aside." + String(UInt32.random(in: 0...UInt32.max), radix: 36), finalPath: setAsidePath)
+        } catch {
+            logger.error("Cannot record a calendar file set aside", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// `"<version> <path>"`: the file's stamp (inode, size, modification time) and its path.
+    static func splitNote(_ text: String) -> (version: String, file: String)? {
+        guard let space = text.firstIndex(of: " ") else { return nil }
+        let file = String(text[text.index(after: space)...])
+        return file.hasPrefix("/") ? (String(text[..<space]), file) : nil
     }
 
     /// Takes the configured sources (at start and after a reload) and plans each at once.
@@ -62,9 +102,18 @@ final class CalendarSync: @unchecked Sendable {
         }
     }
 
-    /// Writes a Dismiss or Snooze back into an item's file.
+    /// Writes a Dismiss or Snooze back into an item's file: only a file that a configured
+    /// source with `writeBack` lists now, whatever the job document says.
     func writeBack(_ change: CalendarWriteBack) {
         queue.async { [self] in
+            guard let source = sources.first(where: { $0.path == change.source }), source.writeBack else {
+                logger.notice("A calendar job asked for a write-back its source does not allow; nothing written")
+                return
+            }
+            guard ((try? CalendarFiles.list(source.path)) ?? []).contains(change.file) else {
+                logger.notice("A calendar job asked for a write-back to a file its source does not hold; nothing written")
+                return
+            }
             do {
                 if try change.perform(localZone: localZone) {
                     logger.info("Wrote the alarm's \(change.change.label) state into its calendar item")
@@ -187,7 +236,17 @@ final class CalendarSync: @unchecked Sendable {
         var seen: Set<String> = []
         for file in files {
             seen.insert(file)
-            guard let read = alarms(of: file, from: from, now: now) else { continue }
+            guard let version = version(of: file) else { forgetCached(file); continue }
+            if let aside = setAside[file] {
+                if aside == version {
+                    report(file, "\(file): \(WorkClaim.reason)", version: version)
+                    continue
+                }
+                forgetSetAside(file)  // changed since: read it again
+            }
+            claim?.begin(version + " " + file)
+            defer { claim?.end() }
+            guard let read = alarms(of: file, version: version, from: from, now: now) else { continue }
             counts.items += read.items
             for (uid, all) in read.byUID {
                 // The file's alarms are kept a day past the horizon; a job lists those within it.
@@ -202,7 +261,16 @@ final class CalendarSync: @unchecked Sendable {
                     if handled == nil { handled = handledThrough() }
                     since = max(now - grace, handled?[id].map { $0 + Span(microseconds: 1) } ?? from)
                 }
-                guard let (job, truncated) = CalendarPlanner.job(for: alarms, file: file, source: source, since: since, localZone: localZone) else { continue }
+                guard let (planned, truncated) = CalendarPlanner.job(for: alarms, file: file, source: source, since: since, localZone: localZone) else { continue }
+                // One item that does not make a good job is skipped alone, reported once per
+                // version of its file; it never rides in a batch that would then be refused whole.
+                let job: Job
+                switch fitted(planned) {
+                case .success(let j): job = j
+                case .failure(let problem):
+                    report(file + "#" + uid, "\(file): an item's alarms cannot be a job: \(problem.reason)", version: version)
+                    continue
+                }
                 wanted.insert(id)
                 owners[id] = source.path
                 if truncated, let last = job.alarms.last?.at { refillAt = min(refillAt ?? last, last) }
@@ -245,9 +313,49 @@ final class CalendarSync: @unchecked Sendable {
         return refillAt
     }
 
+    /// A file's version: its inode, size and modification time (nil: it is gone).
+    private func version(of file: String) -> String? {
+        var st = stat()
+        guard stat(file, &st) == 0 else { return nil }
+        return "\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+    }
+
+    private func forgetCached(_ file: String) { files.removeValue(forKey: file) }
+
+    private func forgetSetAside(_ file: String) {
+        setAside.removeValue(forKey: file)
+        let text = setAside.map { "\($0.value) \($0.key)\n" }.sorted().joined()
+        try? FileSystem.writeAtomically(Array(text.utf8), tmpPath: spool.tmp + "/.planning-aside." + String(UInt32.random(in: 0...UInt32.max), radix: 36),
+                                        finalPath: setAsidePath)
+    }
+
+    /// The planned job as it will be written: titles and texts cut to fit a job file, and
+    /// checked by the same decoder heraldd's intake uses.
+    private func fitted(_ planned: Job) -> Result<Job, JobError> {
+        var job = planned
+        if (job.encoded(zone: localZone).utf8.count + 1) > Job.maximumFileSize {
+            func cut(_ s: String?) -> String? { s.map { $0.count > Self.fittedText ? String($0.prefix(Self.fittedText)) + "…" : $0 } }
+            job.title = cut(job.title)
+            job.text = cut(job.text)
+            for i in job.alarms.indices {
+                job.alarms[i].summary = cut(job.alarms[i].summary)
+                job.alarms[i].location = cut(job.alarms[i].location)
+            }
+        }
+        let encoded = job.encoded(zone: localZone) + "\n"
+        guard encoded.utf8.count <= Job.maximumFileSize else {
+            return .failure(JobError("longer than \(Job.maximumFileSize / 1024) KiB even with its texts cut"))
+        }
+        do { return .success(try Job.decode(Data(encoded.utf8), localZone: localZone)) } catch { return .failure(error) }
+    }
+
+    /// The most characters of a title, text, summary or location a calendar job keeps when the
+    /// whole would not fit a job file (a popup shows far fewer).
+    static let fittedText = 500
+
     /// A file's alarms from `from` to the horizon and a day beyond, read again only when the
     /// file changed (inode, size, modification time) or the day has passed.
-    private func alarms(of file: String, from: Instant, now: Instant) -> FileAlarms? {
+    private func alarms(of file: String, version: String, from: Instant, now: Instant) -> FileAlarms? {
         var st = stat()
         guard stat(file, &st) == 0 else { files.removeValue(forKey: file); return nil }
         let stamp = [Int(st.st_ino), Int(st.st_size), st.st_mtim.tv_sec, st.st_mtim.tv_nsec]
@@ -255,15 +363,19 @@ final class CalendarSync: @unchecked Sendable {
         let calendar: ICalendarFile
         switch CalendarFiles.read(file) {
         case .failure(let problem):
-            report(file, problem.description)
+            report(file, problem.description, version: version)
             files.removeValue(forKey: file)
             return nil
         case .success(let c): calendar = c
         }
         let until = now + CalendarPlanner.horizon + .seconds(86_400)
         let result = calendar.alarms(from: from, to: until, localZone: localZone)
-        if let problem = result.problems.first {
-            report(file, CalendarFileError(path: file, line: problem.line, message: problem.message).description)
+        if !result.problems.isEmpty {
+            // Each item's problem once per version of its file (the rest of the file still alarms).
+            for problem in result.problems {
+                report(file + ":" + String(problem.line), CalendarFileError(path: file, line: problem.line, message: problem.message).description,
+                       version: version)
+            }
         } else {
             reported.removeValue(forKey: file)
         }
@@ -324,10 +436,11 @@ final class CalendarSync: @unchecked Sendable {
         logger.info("Calendar source removed from the config; its jobs are gone")
     }
 
-    /// Logs a problem with a calendar file once (paths only; item texts stay out of the log).
-    private func report(_ key: String, _ message: String) {
-        guard reported[key] != message else { return }
-        reported[key] = message
+    /// Logs a problem with a calendar file once per version of the file (paths, lines and
+    /// reasons; item texts stay out of the log).
+    private func report(_ key: String, _ message: String, version: String = "") {
+        guard reported[key] != version + message else { return }
+        reported[key] = version + message
         logger.warning("Calendar file skipped", metadata: ["problem": "\(message)"])
     }
 }

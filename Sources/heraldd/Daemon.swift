@@ -72,7 +72,7 @@ final class Daemon: @unchecked Sendable {
         self.engine = Engine(config: settings.config, localZone: TimeZoneRules.local(environment: settings.environment),
                              logger: logger)
         self.worker = SpoolWorker(spool: settings.spool, logger: logger)
-        self.reader = IntakeReader(spool: settings.spool)
+        self.reader = IntakeReader(spool: settings.spool, claim: WorkClaim(spool: settings.spool, name: WorkClaim.intake))
         self.calendars = CalendarSync(spool: settings.spool, localZone: TimeZoneRules.local(environment: settings.environment), logger: logger)
         self.systemd = ServiceNotifier(environment: settings.environment)
     }
@@ -152,6 +152,7 @@ final class Daemon: @unchecked Sendable {
         zoneWatcher = try? LocaltimeWatcher(path: localtime, queue: queue) { [unowned self] in localtimeChanged(localtime) }
         // jobs/ is listed here; new/ is read and filed on the intake queue. READY follows once
         // that is done, or after a second if it is large (a batch files in behind it).
+        setAsideLeftover()
         let listing = try worker.listJobs()
         if let manual = settings.spool.quietSwitch() { engine.setQuietSwitch(manual) }
         apply(engine.handle(.started(jobs: listing.jobs, strays: listing.strays), now: clock.now))
@@ -171,6 +172,25 @@ final class Daemon: @unchecked Sendable {
             }
         }
         queue.asyncAfter(wallDeadline: .now() + 1) { [self] in sendReady() }
+    }
+
+    /// The crash-loop breaker: the file of `new/` a heraldd that died was reading is read once
+    /// more, and set aside in `failed/` when heraldd died on it twice in a row.
+    private func setAsideLeftover() {
+        guard let (what, strikes) = WorkClaim.leftover(spool: settings.spool, name: WorkClaim.intake), what.hasPrefix("new/") else { return }
+        let name = String(what.dropFirst(4))
+        guard strikes >= WorkClaim.strikesToSetAside else {
+            logger.warning("heraldd stopped while reading a file of new/; reading it once more", metadata: ["file": "\(what)"])
+            reader.claim?.suspect(what, strikes: strikes)
+            return
+        }
+        do {
+            try settings.spool.quarantine(directory: settings.spool.new, name: name, as: IntakeReader.unclaimedName(name),
+                                          reason: WorkClaim.reason, now: clock.now)
+            logger.error("heraldd stopped twice while reading a file of new/; it is in failed/", metadata: ["file": "\(what)"])
+        } catch {
+            logger.error("Cannot set aside a file heraldd stopped on", metadata: ["file": "\(what)", "error": "\(error)"])
+        }
     }
 
     /// READY=1, once: the spool is loaded.
@@ -237,8 +257,10 @@ final class Daemon: @unchecked Sendable {
         clockWatcher?.cancel()
         zoneWatcher?.cancel()
         // What was shown is recorded before heraldd goes; an intake in progress is simply
-        // taken up again at the next start.
+        // taken up again at the next start (a clean stop is no strike against its file).
         spoolQueue.sync {}
+        WorkClaim.clear(spool: settings.spool, name: WorkClaim.intake)
+        WorkClaim.clear(spool: settings.spool, name: WorkClaim.calendar)
         writeStatus(force: true, running: false)
     }
 
@@ -373,6 +395,9 @@ final class Daemon: @unchecked Sendable {
         do {
             let config = try ConfigLoader.load(path: settings.configPath, explicit: settings.configExplicit,
                                                environment: settings.environment)
+            for (dir, mode) in settings.spool.tightenPermissions() {
+                logger.warning("Spool directory was open to other users; made it 0700", metadata: ["path": "\(dir)", "mode.was": "0\(String(mode, radix: 8))"])
+            }
             send(.configReloaded(config))
             calendars.configure(config, localZone: engine.localZone)
             levelBox.level = Logger.Level(config.logLevel)

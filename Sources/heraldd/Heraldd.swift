@@ -62,6 +62,9 @@ struct Heraldd: ParsableCommand {
         let logger = Logger(label: "heraldd")
         let spool = resolved.spool
         do { try spool.prepare() } catch { Self.fail("\(error)", code: 73) }
+        for (dir, mode) in spool.tightenPermissions() {
+            logger.warning("Spool directory was open to other users; made it 0700", metadata: ["path": "\(dir)", "mode.was": "0\(String(mode, radix: 8))"])
+        }
         do { try spool.checkPermissions() } catch { Self.fail("\(error)", code: 77) }
         let lock: SpoolLock
         switch SpoolLock.acquire(spool) {

@@ -30,12 +30,18 @@ final class QueryServer {
             return nil
         }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let clients = Clients()
         source.setEventHandler(handler: {
             while true {
                 let client = herald_accept(fd)
                 if client < 0 { break }
-                Self.serve(client, snapshot: snapshot)
-                close(client)
+                var uid: uid_t = 0
+                guard herald_peer_uid(client, &uid) == 0, uid == geteuid(), clients.count < Self.maximumClients else {
+                    close(client)
+                    continue
+                }
+                _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                Connection(fd: client, queue: queue, clients: clients, snapshot: snapshot).start()
             }
         })
         source.setCancelHandler { close(fd) }
@@ -47,32 +53,114 @@ final class QueryServer {
         unlink(path)
     }
 
-    private static func serve(_ client: Int32, snapshot: () -> JobTable) {
-        var uid: uid_t = 0
-        guard herald_peer_uid(client, &uid) == 0, uid == geteuid() else { return }
-        // A client that connects and says nothing holds the queue for one second at most.
-        var limit = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var line: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 256)
-        while line.count < 256, !line.contains(UInt8(ascii: "\n")) {
-            let n = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress!, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            line.append(contentsOf: chunk[0..<n])
+    /// The most clients served at once; more are closed at once (the CLI then lists jobs/ itself).
+    static let maximumClients = 32
+    /// The whole exchange, from connect to the last byte of the answer: a client that says its
+    /// question a byte a second, or never reads the answer, is cut off then, and never holds up
+    /// another (each client is served as its bytes come, on the query queue).
+    static let deadline = DispatchTimeInterval.seconds(1)
+
+    /// The connections being served (queue-confined).
+    final class Clients: @unchecked Sendable {
+        var held: [ObjectIdentifier: Connection] = [:]
+        var count: Int { held.count }
+    }
+
+    /// One client: its question read as it comes, its answer written as the socket takes it.
+    final class Connection: @unchecked Sendable {  // confined to the query queue
+        let fd: Int32
+        let queue: DispatchQueue
+        let clients: Clients
+        let snapshot: () -> JobTable
+        var input: [UInt8] = []
+        var output: [UInt8] = []
+        var written = 0
+        var reader: DispatchSourceRead?
+        var writer: DispatchSourceWrite?
+        var timer: DispatchSourceTimer?
+        var finished = false
+        /// Sources still holding the descriptor: it is closed when the last lets go.
+        var sourcesOpen = 0
+
+        init(fd: Int32, queue: DispatchQueue, clients: Clients, snapshot: @escaping () -> JobTable) {
+            self.fd = fd; self.queue = queue; self.clients = clients; self.snapshot = snapshot
         }
-        line = Array(line.prefix { $0 != UInt8(ascii: "\n") })
-        guard let request = SpoolQuery.parse(String(decoding: line, as: UTF8.self)) else {
-            _ = FileSystem.writeAll(client, Array("error unknown request\n".utf8))
-            return
+
+        func start() {
+            clients.held[ObjectIdentifier(self)] = self
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + QueryServer.deadline)  // monotonic: a budget, not a time of day
+            timer.setEventHandler { [self] in finish() }
+            timer.resume()
+            self.timer = timer
+            let reader = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            hold(reader)
+            reader.setEventHandler { [self] in readAvailable() }
+            reader.resume()
+            self.reader = reader
         }
-        let table = snapshot()
-        let answer: SpoolQuery.Answer
-        switch request {
-        case .find(let query): answer = table.find(query, limit: SpoolQuery.findLimit)
-        case .head(let n): answer = table.soonest(n)
+
+        private func readAvailable() {
+            var chunk = [UInt8](repeating: 0, count: 256)
+            while !finished, output.isEmpty {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+                if n > 0 { input.append(contentsOf: chunk[0..<n]) }
+                // The question is one line of at most 256 bytes; the end of input ends it too.
+                if n <= 0 || input.count >= 256 || input.contains(UInt8(ascii: "\n")) { return answer() }
+            }
         }
-        _ = FileSystem.writeAll(client, SpoolQuery.encode(answer))
+
+        private func answer() {
+            reader?.cancel()
+            let line = Array(input.prefix { $0 != UInt8(ascii: "\n") }.prefix(256))
+            if let request = SpoolQuery.parse(String(decoding: line, as: UTF8.self)) {
+                let table = snapshot()
+                switch request {
+                case .find(let query): output = SpoolQuery.encode(table.find(query, limit: SpoolQuery.findLimit))
+                case .head(let n): output = SpoolQuery.encode(table.soonest(n))
+                }
+            } else {
+                output = Array("error unknown request\n".utf8)
+            }
+            writeAvailable()
+            guard !finished else { return }
+            let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            hold(writer)
+            writer.setEventHandler { [self] in writeAvailable() }
+            writer.resume()
+            self.writer = writer
+        }
+
+        private func writeAvailable() {
+            while written < output.count {
+                let n = output.withUnsafeBytes { send(fd, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+                if n <= 0 { return finish() }
+                written += n
+            }
+            finish()
+        }
+
+        private func hold(_ source: any DispatchSourceProtocol) {
+            sourcesOpen += 1
+            source.setCancelHandler { [self] in
+                sourcesOpen -= 1
+                if sourcesOpen == 0 && finished { close(fd) }
+            }
+        }
+
+        /// Ends the exchange: the sources go, then the descriptor (once none holds it).
+        private func finish() {
+            guard !finished else { return }
+            finished = true
+            timer?.cancel()
+            reader?.cancel()
+            writer?.cancel()
+            if sourcesOpen == 0 { close(fd) }
+            clients.held.removeValue(forKey: ObjectIdentifier(self))
+        }
     }
 }

@@ -6,7 +6,7 @@ extension Engine {
         guard popup.job.kind == .calendar, let link = popup.job.calendar, link.writeBack,
               let entry = CalendarKind.entry(of: popup.job, at: popup.name.occurrence) else { return [] }
         logger.info("Calendar alarm written back", metadata: ["job.id": "\(popup.name.id)", "change": "\(change.label)"])
-        return [.writeBack(CalendarWriteBack(file: link.file, uid: link.uid, component: entry.component, alarm: entry.alarm,
+        return [.writeBack(CalendarWriteBack(file: link.file, source: link.source, uid: link.uid, component: entry.component, alarm: entry.alarm,
                                              alarmUID: entry.alarmUID, change: change, at: now))]
     }
 }

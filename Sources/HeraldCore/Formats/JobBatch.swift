@@ -13,7 +13,7 @@ public enum JobBatch {
         public var bytes: ArraySlice<UInt8>
     }
 
-    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         public var line: Int
         public var message: String
         /// The message without values quoted from the file.
@@ -38,16 +38,49 @@ public enum JobBatch {
         var jobs: [(line: Line, job: Job)] = []
         var problems: [Problem] = []
         for line in lines(bytes) {
-            if line.bytes.count > Job.maximumFileSize {
-                let message = "longer than \(Job.maximumFileSize / 1024) KiB"
-                problems.append(Problem(line: line.number, message: message, redacted: message))
-                continue
-            }
-            do { jobs.append((line, try Job.decode(Data(line.bytes), localZone: localZone))) } catch {
-                problems.append(Problem(line: line.number, message: error.description, redacted: error.reason))
+            switch decodeLine(line, localZone: localZone) {
+            case .success(let job): jobs.append((line, job))
+            case .failure(let problem): problems.append(problem)
             }
         }
         return (jobs, problems)
+    }
+
+    /// Decodes one line (a line longer than a job file may be is a problem).
+    public static func decodeLine(_ line: Line, localZone: TimeZoneRules) -> Result<Job, Problem> {
+        if line.bytes.count > Job.maximumFileSize { return .failure(tooLong(line.number)) }
+        do { return .success(try Job.decode(Data(line.bytes), localZone: localZone)) } catch {
+            return .failure(Problem(line: line.number, message: error.description, redacted: error.reason))
+        }
+    }
+
+    static func tooLong(_ number: Int) -> Problem {
+        let message = "longer than \(Job.maximumFileSize / 1024) KiB"
+        return Problem(line: number, message: message, redacted: message)
+    }
+
+    /// Calls `body` with each non-blank line of `fd` and its byte offset, reading a chunk at a
+    /// time: a batch of any size is checked in bounded memory. A line too long to be a job is
+    /// reported with `tooLong` (its bytes are not kept).
+    public static func forEachLine(_ fd: Int32, _ body: (Line, _ offset: Int) -> Void, tooLong: (Problem) -> Void) {
+        var number = 0
+        var offset = 0  // of the current line's first byte
+        var long = false
+        FileSystem.forEachLine(fd) { bytes, piece in
+            switch piece {
+            case .part:
+                if !long { number += 1; tooLong(Self.tooLong(number)) }
+                long = true
+                offset += bytes.count
+            case .lastPart:
+                long = false
+                offset += bytes.count + 1
+            case .line:
+                number += 1
+                if !bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { body(Line(number: number, bytes: bytes), offset) }
+                offset += bytes.count + 1
+            }
+        }
     }
 
     /// The id a line without one gets when a batch named `stem.jsonl` is taken in.

@@ -20,7 +20,11 @@ public struct CalendarWriteBack: Sendable, Equatable {
         }
     }
 
+    /// The file the job names, and the configured source it names: a request only. heraldd
+    /// writes it when a `calendars` source with `writeBack` lists that file (`CalendarSync`),
+    /// never on the job document's word: any program may put a job into `new/`.
     public var file: String
+    public var source: String
     public var uid: String
     /// The component's recurrence id as Herald formats it (nil: the master).
     public var component: String?
@@ -30,8 +34,8 @@ public struct CalendarWriteBack: Sendable, Equatable {
     /// When it was handled (the ACKNOWLEDGED value).
     public var at: Instant
 
-    public init(file: String, uid: String, component: String?, alarm: Int, alarmUID: String?, change: Change, at: Instant) {
-        self.file = file; self.uid = uid; self.component = component; self.alarm = alarm; self.alarmUID = alarmUID
+    public init(file: String, source: String = "", uid: String, component: String?, alarm: Int, alarmUID: String?, change: Change, at: Instant) {
+        self.file = file; self.source = source; self.uid = uid; self.component = component; self.alarm = alarm; self.alarmUID = alarmUID
         self.change = change; self.at = at
     }
 
@@ -45,6 +49,11 @@ public struct CalendarWriteBack: Sendable, Equatable {
         let calendar: ICalendarFile
         do { calendar = try ICalendarFile(path: file, bytes: bytes) } catch { throw Failure(description: "\(file): \(error)") }
         guard let item = calendar.items.first(where: { $0.uid == uid }) else { return nil }
+        // Checked in the file as it is now, not as it was planned: servers may email every attendee.
+        let components = (item.master.map { [$0] } ?? []) + item.overrides
+        guard !components.contains(where: { $0.property("ATTENDEE") != nil }) else {
+            throw Failure(description: "the item has attendees; nothing is written back to it")
+        }
         let owner: ICalComponent?
         if let component {
             owner = item.overrides.first { o in
@@ -109,12 +118,14 @@ public struct CalendarWriteBack: Sendable, Equatable {
 
     /// Reads the file, applies the change and puts the result in place atomically (a hidden
     /// temporary file beside it, fsynced, renamed over it, keeping its mode). Returns false
-    /// when there was nothing to change.
+    /// when there was nothing to change. The file itself is never a symlink that is followed,
+    /// and the temporary file is new (O_EXCL, a random name) and given its mode on the descriptor.
     public func perform(localZone: TimeZoneRules) throws(Failure) -> Bool {
         var st = stat()
-        guard stat(file, &st) == 0 else { throw Failure(description: "cannot read '\(file)': \(String(cString: strerror(errno)))") }
+        guard lstat(file, &st) == 0 else { throw Failure(description: "cannot read '\(file)': \(String(cString: strerror(errno)))") }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw Failure(description: "'\(file)' is not a regular file; not written") }
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(file, limit: CalendarFiles.maximumFileSize, followLinks: true) } catch {
+        do { bytes = try FileSystem.read(file, limit: CalendarFiles.maximumFileSize, followLinks: false) } catch {
             throw Failure(description: error.description)
         }
         var rng = SystemRandomNumberGenerator()
@@ -123,11 +134,11 @@ public struct CalendarWriteBack: Sendable, Equatable {
         let text = lines.joined(separator: end) + end
         let dir = parentDirectory(of: file)
         let base = file.split(separator: "/").last.map(String.init) ?? "item.ics"
-        let tmp = (dir.isEmpty ? "." : dir) + "/.herald-" + base + "." + String(getpid()) + ".tmp"
+        let tmp = (dir.isEmpty ? "." : dir) + "/.herald-" + base + "." + JobID.random(using: &rng) + ".tmp"
         do {
-            try FileSystem.writeFile(Array(text.utf8), at: tmp, options: [.truncate], sync: true)
+            try FileSystem.writeFile(Array(text.utf8), at: tmp, options: [.exclusiveCreate, .noFollow], sync: true,
+                                     mode: st.st_mode & 0o777)
         } catch { throw Failure(description: error.description) }
-        chmod(tmp, st.st_mode & 0o7777)
         // Changed since it was read (a sync run, an editor): leave it; the next popup writes again.
         var now = stat()
         guard stat(file, &now) == 0, now.st_ino == st.st_ino, now.st_size == st.st_size, now.st_mtim.tv_sec == st.st_mtim.tv_sec,

@@ -106,6 +106,7 @@ extension Job {
             do { job.lead = try TimeSpan.parse(text) } catch {
                 throw JobError("field 'lead' is not a time span", value: l.snippet(), detail: error.description)
             }
+            guard leadRange.contains(job.lead!) else { throw JobError("field 'lead' is longer than 366 days", value: l.snippet()) }
         }
         if let t = o["tags"] { job.tags = try tags(t) }
         if let u = o["url"] {
@@ -118,7 +119,8 @@ extension Job {
             do { job.repeat = try TimeSpan.parse(text) } catch {
                 throw JobError("field 'repeat' is not a time span", value: r.snippet(), detail: error.description)
             }
-            guard job.repeat! >= .seconds(1) else { throw JobError("field 'repeat' is shorter than 1 second", value: r.snippet()) }
+            guard job.repeat! >= repeatRange.lowerBound else { throw JobError("field 'repeat' is shorter than 1 second", value: r.snippet()) }
+            guard job.repeat! <= repeatRange.upperBound else { throw JobError("field 'repeat' is longer than 366 days", value: r.snippet()) }
         }
         if let w = o["warn"] { job.warn = try warnings(w) }
         if let v = o["sound"] {

@@ -60,10 +60,10 @@ public enum FileSystem {
         if syncDirectory { try syncDirectoryOf(finalPath) }
     }
 
-    /// Creates `path` (mode 0600, never through a symlink) holding `data`, fsynced when `sync`;
-    /// on failure the file is removed.
+    /// Creates `path` (mode 0600, or `mode` set on the descriptor; never through a symlink)
+    /// holding `data`, fsynced when `sync`; on failure the file is removed.
     static func writeFile(_ data: [UInt8], at path: String, options: FileDescriptor.OpenOptions,
-                          sync: Bool) throws(FileSystemError) {
+                          sync: Bool, mode: mode_t? = nil) throws(FileSystemError) {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(path, .writeOnly, options: options.union([.create, .closeOnExec, .noFollow]),
@@ -71,6 +71,7 @@ public enum FileSystem {
         } catch { throw FileSystemError(operation: "create", path: path, errno: error) }
         do {
             try fd.closeAfter {
+                if let mode, fchmod(fd.rawValue, mode) != 0 { throw Errno(rawValue: errno) }
                 _ = try fd.writeAll(data)
                 if sync, fsync(fd.rawValue) != 0 { throw Errno(rawValue: errno) }
             }
@@ -173,16 +174,67 @@ public enum FileSystem {
     /// Appends one line to `path` (creating it 0600) with O_APPEND, so concurrent appends of
     /// whole lines do not interleave.
     public static func appendLine(_ line: String, to path: String) throws(FileSystemError) {
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .append, .closeOnExec, .noFollow],
-                                         permissions: [.ownerReadWrite])
-        } catch { throw FileSystemError(operation: "open", path: path, errno: error) }
-        defer { try? fd.close() }
-        // One write(2) of the whole line: O_APPEND makes it land whole at the end.
-        let bytes = Array((line + "\n").utf8)
-        let n = (try? bytes.withUnsafeBytes { try fd.write($0) }) ?? -1
-        guard n == bytes.count else { throw fail("append to", path) }
+        // The shared lock keeps out a rewrite (history pruning holds the exclusive one); a file
+        // replaced while this waited for it is opened again, so the line lands in the new one.
+        for _ in 0..<8 {
+            let fd: FileDescriptor
+            do {
+                fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .append, .closeOnExec, .noFollow],
+                                             permissions: [.ownerReadWrite])
+            } catch { throw FileSystemError(operation: "open", path: path, errno: error) }
+            defer { try? fd.close() }
+            guard flock(fd.rawValue, LOCK_SH) == 0 else { throw fail("lock", path) }
+            var mine = stat(), current = stat()
+            guard fstat(fd.rawValue, &mine) == 0, lstat(path, &current) == 0, mine.st_ino == current.st_ino else { continue }
+            // One write(2) of the whole line: O_APPEND makes it land whole at the end.
+            let bytes = Array((line + "\n").utf8)
+            let n = (try? bytes.withUnsafeBytes { try fd.write($0) }) ?? -1
+            guard n == bytes.count else { throw fail("append to", path) }
+            return
+        }
+        throw FileSystemError(operation: "append to", path: path, code: EAGAIN)
+    }
+
+    /// How much `forEachLine` reads at a time, and the longest line it hands over whole.
+    static let lineChunk = 256 << 10
+
+    /// What `forEachLine` hands over: a whole line, or a piece of a line longer than `lineChunk`.
+    enum LinePiece { case line, part, lastPart }
+
+    /// Calls `body` with each line of `fd` from its start (without the newline), reading a chunk
+    /// at a time. A line longer than `lineChunk` comes in pieces, so memory stays bounded
+    /// whatever the file holds.
+    static func forEachLine(_ fd: Int32, _ body: (ArraySlice<UInt8>, LinePiece) -> Void) {
+        var chunk = [UInt8](repeating: 0, count: lineChunk)
+        var carry: [UInt8] = []
+        var offset: off_t = 0
+        var inLongLine = false
+        while true {
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            offset += off_t(n)
+            var start = 0
+            let bytes = chunk[0..<n]
+            while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                if carry.isEmpty {
+                    body(bytes[start..<newline], inLongLine ? .lastPart : .line)
+                } else {
+                    carry.append(contentsOf: bytes[start..<newline])
+                    body(carry[...], inLongLine ? .lastPart : .line)
+                    carry.removeAll(keepingCapacity: true)
+                }
+                inLongLine = false
+                start = newline + 1
+            }
+            carry.append(contentsOf: bytes[start...])
+            if carry.count >= lineChunk {
+                body(carry[...], .part)
+                carry.removeAll(keepingCapacity: true)
+                inLongLine = true
+            }
+        }
+        if !carry.isEmpty { body(carry[...], inLongLine ? .lastPart : .line) }
     }
 
     /// Whether `path` exists (itself, or with `followLinks` what it points to).

@@ -15,10 +15,13 @@ public struct IntakeReader: Sendable {
     /// How many jobs of a batch go to the engine in one part (each part is one short step on
     /// the scheduler's queue; see BENCHMARKS.md, "Intake off the scheduler's path").
     public var partSize: Int
+    /// The crash-loop breaker's note (heraldd's; nil in tests and tools).
+    public var claim: WorkClaim?
 
-    public init(spool: Spool, partSize: Int = 1_000) {
+    public init(spool: Spool, partSize: Int = 1_000, claim: WorkClaim? = nil) {
         self.spool = spool
         self.partSize = partSize
+        self.claim = claim
     }
 
     /// Reads `request`'s files at `now` and hands the engine's events to `deliver`: single
@@ -27,6 +30,8 @@ public struct IntakeReader: Sendable {
         let names = request.names ?? spool.intakeNames()
         var singles: [IntakeFile] = []
         for name in names.sorted() where !name.hasPrefix(".") || Self.isClaimedBatch(name) {
+            claim?.begin("new/" + name)
+            defer { claim?.end() }
             if name.hasSuffix(".jsonl") {
                 if !singles.isEmpty { deliver(.intakeRead(singles)); singles = [] }
                 readBatch(name, request, now: now, deliver: deliver)
@@ -62,39 +67,45 @@ public struct IntakeReader: Sendable {
     func readBatch(_ file: String, _ request: IntakeRequest, now: Instant, retried: Bool = false,
                    deliver: (EngineEvent) -> Void) {
         let path = spool.new + "/" + file
-        let read: (bytes: [UInt8], mode: mode_t, inode: ino_t)
-        switch spool.readCheckedFile(path, limit: 1 << 30, whenComplete: true) {
-        case .success(let r): read = r
+        let fd: Int32
+        let inode: ino_t
+        switch spool.openChecked(path, limit: Self.maximumBatchSize, whenComplete: true) {
+        case .success(let (opened, st)): fd = opened; inode = st.st_ino
         case .failure(let error):
             if error == .missing || error == .beingWritten { return deliver(.intakeRead([.gone(file: file)])) }
             return deliver(.intakeRead([.refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))]))
         }
+        defer { close(fd) }
         let resumed = Self.isClaimedBatch(file)
         let stem = String(file.dropLast(6).dropFirst(resumed ? Self.claimPrefix.count : 0))
-        if resumed { dropUnclaimedCopy(stem + ".jsonl", inode: read.inode) }
+        if resumed { dropUnclaimedCopy(stem + ".jsonl", inode: inode) }
         let settled = resumed ? settledSinceClaim(path) : []
-        let decoded = JobBatch.decode(read.bytes, localZone: request.localZone)
-        var problems = decoded.problems
+        // Checked line by line as it is read; a candidate keeps where its line is, not its
+        // bytes, which are read again a part at a time as the parts go out.
+        var problems: [JobBatch.Problem] = []
         var candidates: [IntakeCandidate] = []
-        candidates.reserveCapacity(decoded.jobs.count)
+        var places: [(offset: Int, length: Int)] = []
         var seen = Set<String>()
-        for (line, job) in decoded.jobs {
+        JobBatch.forEachLine(fd, { line, offset in
+            let job: Job
+            switch JobBatch.decodeLine(line, localZone: request.localZone) {
+            case .success(let j): job = j
+            case .failure(let problem): return problems.append(problem)
+            }
             let id = job.id ?? JobBatch.defaultID(stem: stem, line: line.number)
-            if settled.contains(id) { continue }
+            if settled.contains(id) { return }
             guard Job.isValidID(id), seen.insert(id).inserted else {
                 let message = "id '\(id)' appears twice"
-                problems.append(.init(line: line.number, message: message, redacted: message))
-                continue
+                return problems.append(.init(line: line.number, message: message, redacted: message))
             }
-            do {
+            do throws(JobError) {
                 let first = try Self.firstOccurrence(of: job, request, now: now)
-                var text = Array(line.bytes)
-                text.append(UInt8(ascii: "\n"))
-                candidates.append(IntakeCandidate(id: id, kind: job.kind, first: first, line: text))
+                candidates.append(IntakeCandidate(id: id, kind: job.kind, first: first))
+                places.append((offset, line.bytes.count))
             } catch {
                 problems.append(.init(line: line.number, message: error.description, redacted: error.reason))
             }
-        }
+        }, tooLong: { problems.append($0) })
         // A resumed batch was whole when it was claimed; a line that no longer fits (a schedule
         // that has ended since) has nothing left to show.
         if !problems.isEmpty && !resumed {
@@ -106,7 +117,7 @@ public struct IntakeReader: Sendable {
         var claimed = file
         if !resumed {
             claimed = Self.claimPrefix + file
-            switch claim(file, as: claimed, inode: read.inode) {
+            switch claim(file, as: claimed, inode: inode) {
             case .claimed: break
             case .taken: return deliver(.intakeRead([.waiting(file: file)]))
             case .gone: return deliver(.intakeRead([.gone(file: file)]))
@@ -119,11 +130,30 @@ public struct IntakeReader: Sendable {
         var start = 0
         repeat {
             let end = min(start + partSize, candidates.count)
-            deliver(.intakeRead([.batch(BatchPart(file: claimed, candidates: Array(candidates[start..<end]), total: candidates.count,
+            var part = Array(candidates[start..<end])
+            if start < end {
+                // The part's lines are one stretch of the file: one read.
+                let from = places[start].offset, to = places[end - 1].offset + places[end - 1].length
+                var bytes = [UInt8](repeating: 0, count: to - from)
+                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(from)) }
+                guard n == bytes.count else {
+                    // Changed under us (only a hostile writer rewrites a file in new/): what is
+                    // filed stays filed, the rest waits for the file's next event.
+                    return deliver(.intakeRead([.waiting(file: claimed)]))
+                }
+                for k in part.indices {
+                    let place = places[start + k]
+                    part[k].line = Array(bytes[(place.offset - from)..<(place.offset - from + place.length)]) + [UInt8(ascii: "\n")]
+                }
+            }
+            deliver(.intakeRead([.batch(BatchPart(file: claimed, candidates: part, total: candidates.count,
                                                   isFirst: start == 0, isLast: end == candidates.count, resumed: resumed))]))
             start = end
         } while start < candidates.count
     }
+
+    /// The largest batch file taken (it is read in parts; this bounds the time one file takes).
+    public static let maximumBatchSize = 1 << 30
 
     enum Claim { case claimed, taken, gone, replaced }
 

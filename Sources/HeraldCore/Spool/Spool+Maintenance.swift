@@ -43,6 +43,26 @@ extension Spool {
         return complete
     }
 
+    /// Makes the spool and its directories 0700 where they are readable, writable or
+    /// searchable by others (a spool made 0755 before Herald ran shows job ids and times to
+    /// every user). Only directories of this user that are not symlinks are changed;
+    /// `checkPermissions` refuses the rest.
+    ///
+    /// - Returns: the directories changed, with their old modes.
+    @discardableResult
+    public func tightenPermissions() -> [(path: String, mode: mode_t)] {
+        var changed: [(path: String, mode: mode_t)] = []
+        for dir in [root] + Self.directories.map({ root + "/" + $0 }) {
+            let fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0, st.st_uid == geteuid(), st.st_mode & 0o077 != 0 else { continue }
+            if fchmod(fd, 0o700) == 0 { changed.append((dir, st.st_mode & 0o7777)) }
+        }
+        return changed
+    }
+
     /// What `prune` removed.
     public struct PruneReport: Equatable, Sendable {
         public var files = 0
@@ -70,22 +90,42 @@ extension Spool {
         return report
     }
 
-    /// Rewrites history.jsonl without lines older than `cutoff` (write-then-rename).
+    /// Rewrites history.jsonl without lines older than `cutoff` (write-then-rename), streaming:
+    /// it never holds more than a chunk and one line. It holds the file's exclusive lock
+    /// throughout, and every appender (`FileSystem.appendLine`) takes the shared one and checks
+    /// it still has the file in place, so no line appended meanwhile is lost.
     func pruneHistory(before cutoff: Instant) -> Int {
-        guard let bytes = try? FileSystem.read(historyPath, limit: 1 << 30) else { return 0 }
-        var kept: [UInt8] = []
-        var dropped = 0
-        for line in bytes.split(separator: UInt8(ascii: "\n")) {
-            if let record = HistoryRecord(jsonLine: Substring(decoding: line, as: UTF8.self)), record.time < cutoff {
-                dropped += 1
-            } else {
-                kept.append(contentsOf: line)
-                kept.append(UInt8(ascii: "\n"))
-            }
+        let fd = open(historyPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }  // and with it the lock
+        guard flock(fd, LOCK_EX) == 0 else { return 0 }
+        func isOld(_ line: ArraySlice<UInt8>) -> Bool {
+            HistoryRecord(jsonLine: Substring(decoding: line, as: UTF8.self)).map { $0.time < cutoff } ?? false
         }
+        var dropped = 0
+        FileSystem.forEachLine(fd) { line, piece in if piece == .line, isOld(line) { dropped += 1 } }
         guard dropped > 0 else { return 0 }
-        let tmpPath = tmp + "/.history.\(getpid())"
-        do { try FileSystem.writeAtomically(kept, tmpPath: tmpPath, finalPath: historyPath) } catch { return 0 }
+        let tmpPath = tmp + "/.history." + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let out = open(tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard out >= 0 else { return 0 }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(FileSystem.lineChunk)
+        var ok = true
+        func flush() {
+            if ok && !buffer.isEmpty { ok = FileSystem.writeAll(out, buffer) }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        FileSystem.forEachLine(fd) { bytes, piece in
+            if piece == .line, isOld(bytes) { return }
+            buffer.append(contentsOf: bytes)
+            if piece != .part { buffer.append(UInt8(ascii: "\n")) }
+            if buffer.count >= FileSystem.lineChunk { flush() }
+        }
+        flush()
+        ok = ok && fsync(out) == 0
+        close(out)
+        guard ok, rename(tmpPath, historyPath) == 0 else { unlink(tmpPath); return 0 }
+        try? FileSystem.syncDirectoryOf(historyPath)
         return dropped
     }
 

@@ -107,6 +107,18 @@ public struct Spool: Sendable {
     /// while the file has a writer, tells.
     public func readCheckedFile(_ path: String, limit: Int,
                                 whenComplete: Bool = false) -> Result<(bytes: [UInt8], mode: mode_t, inode: ino_t), SpoolFileError> {
+        switch openChecked(path, limit: limit, whenComplete: whenComplete) {
+        case .failure(let error): return .failure(error)
+        case .success(let (fd, st)):
+            defer { close(fd) }
+            do { return .success((try FileSystem.readAll(fd, path: path, limit: limit, size: Int(st.st_size)), st.st_mode & 0o7777, st.st_ino)) } catch {
+                return .failure(.unreadable(String(cString: strerror(error.code))))
+            }
+        }
+    }
+
+    /// `readCheckedFile`'s checks, leaving the file open for the caller to read (and close).
+    public func openChecked(_ path: String, limit: Int, whenComplete: Bool = false) -> Result<(fd: Int32, stat: stat), SpoolFileError> {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .failure(errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno)))) }
         switch st.st_mode & S_IFMT {
@@ -119,16 +131,14 @@ public struct Spool: Sendable {
         guard fd >= 0 else {
             return .failure(errno == ELOOP ? .symlink : errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno))))
         }
-        defer { close(fd) }
-        guard fstat(fd, &st) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
-        guard st.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular) }
-        guard st.st_uid == geteuid() else { return .failure(.foreignOwner(uid: st.st_uid, expected: geteuid())) }
-        guard st.st_mode & 0o022 == 0 else { return .failure(.writableByOthers(mode: st.st_mode & 0o7777)) }
-        guard st.st_size <= limit else { return .failure(.tooLarge(size: Int(st.st_size), limit: limit)) }
-        if whenComplete && herald_has_writer(fd) != 0 { return .failure(.beingWritten) }
-        do { return .success((try FileSystem.readAll(fd, path: path, limit: limit, size: Int(st.st_size)), st.st_mode & 0o7777, st.st_ino)) } catch {
-            return .failure(.unreadable(String(cString: strerror(error.code))))
-        }
+        func fail(_ error: SpoolFileError) -> Result<(fd: Int32, stat: stat), SpoolFileError> { close(fd); return .failure(error) }
+        guard fstat(fd, &st) == 0 else { return fail(.unreadable(String(cString: strerror(errno)))) }
+        guard st.st_mode & S_IFMT == S_IFREG else { return fail(.notRegular) }
+        guard st.st_uid == geteuid() else { return fail(.foreignOwner(uid: st.st_uid, expected: geteuid())) }
+        guard st.st_mode & 0o022 == 0 else { return fail(.writableByOthers(mode: st.st_mode & 0o7777)) }
+        guard st.st_size <= limit else { return fail(.tooLarge(size: Int(st.st_size), limit: limit)) }
+        if whenComplete && herald_has_writer(fd) != 0 { return fail(.beingWritten) }
+        return .success((fd, st))
     }
 
     // MARK: pending jobs

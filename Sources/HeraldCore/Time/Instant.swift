@@ -7,7 +7,8 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var microseconds: Int64
 
     public init(microseconds: Int64) { self.microseconds = microseconds }
-    public init(seconds: Int64) { self.microseconds = seconds * 1_000_000 }
+    /// Saturates at the ends of `Int64` (see `Span`): a value from a file never traps.
+    public init(seconds: Int64) { self.microseconds = Int64.saturating(seconds, times: 1_000_000) }
 
     public static let epoch = Instant(microseconds: 0)
 
@@ -17,9 +18,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var microsecondOfSecond: Int64 { microseconds.floorMod(1_000_000) }
 
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.microseconds < rhs.microseconds }
-    public static func + (lhs: Instant, rhs: Span) -> Instant { Instant(microseconds: lhs.microseconds + rhs.microseconds) }
-    public static func - (lhs: Instant, rhs: Span) -> Instant { Instant(microseconds: lhs.microseconds - rhs.microseconds) }
-    public static func - (lhs: Instant, rhs: Instant) -> Span { Span(microseconds: lhs.microseconds - rhs.microseconds) }
+    // Saturating: every input is bounded where it is read (README "Limits"), so an end of
+    // Int64 is only ever reached by a value that was refused or will be; it must not trap first.
+    public static func + (lhs: Instant, rhs: Span) -> Instant { Instant(microseconds: .saturating(lhs.microseconds, plus: rhs.microseconds)) }
+    public static func - (lhs: Instant, rhs: Span) -> Instant { Instant(microseconds: .saturating(lhs.microseconds, minus: rhs.microseconds)) }
+    public static func - (lhs: Instant, rhs: Instant) -> Span { Span(microseconds: .saturating(lhs.microseconds, minus: rhs.microseconds)) }
 
     public var description: String { ISO8601.format(self, offsetSeconds: 0, zulu: true) }
 }
@@ -29,14 +32,14 @@ public struct Span: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var microseconds: Int64
 
     public init(microseconds: Int64) { self.microseconds = microseconds }
-    public static func seconds(_ s: Int64) -> Span { Span(microseconds: s * 1_000_000) }
-    public static func minutes(_ m: Int64) -> Span { Span(microseconds: m * 60_000_000) }
-    public static func milliseconds(_ ms: Int64) -> Span { Span(microseconds: ms * 1_000) }
+    public static func seconds(_ s: Int64) -> Span { Span(microseconds: .saturating(s, times: 1_000_000)) }
+    public static func minutes(_ m: Int64) -> Span { Span(microseconds: .saturating(m, times: 60_000_000)) }
+    public static func milliseconds(_ ms: Int64) -> Span { Span(microseconds: .saturating(ms, times: 1_000)) }
     public static let zero = Span(microseconds: 0)
 
     public static func < (lhs: Span, rhs: Span) -> Bool { lhs.microseconds < rhs.microseconds }
-    public static func + (lhs: Span, rhs: Span) -> Span { Span(microseconds: lhs.microseconds + rhs.microseconds) }
-    public static func * (lhs: Span, rhs: Int64) -> Span { Span(microseconds: lhs.microseconds * rhs) }
+    public static func + (lhs: Span, rhs: Span) -> Span { Span(microseconds: .saturating(lhs.microseconds, plus: rhs.microseconds)) }
+    public static func * (lhs: Span, rhs: Int64) -> Span { Span(microseconds: .saturating(lhs.microseconds, times: rhs)) }
 
     public var description: String { TimeSpan.format(self) }
 }
@@ -47,6 +50,19 @@ public protocol WallClock: Sendable {
 }
 
 extension Int64 {
+    /// `a + b`, `a - b`, `a * b` held at `Int64.min`/`max` instead of trapping.
+    @inlinable static func saturating(_ a: Int64, plus b: Int64) -> Int64 {
+        let (r, o) = a.addingReportingOverflow(b)
+        return o ? (b > 0 ? .max : .min) : r
+    }
+    @inlinable static func saturating(_ a: Int64, minus b: Int64) -> Int64 {
+        let (r, o) = a.subtractingReportingOverflow(b)
+        return o ? (b < 0 ? .max : .min) : r
+    }
+    @inlinable static func saturating(_ a: Int64, times b: Int64) -> Int64 {
+        let (r, o) = a.multipliedReportingOverflow(by: b)
+        return o ? ((a < 0) == (b < 0) ? .max : .min) : r
+    }
     /// Division rounding towards negative infinity.
     @inlinable func floorDiv(_ d: Int64) -> Int64 {
         let q = self / d
