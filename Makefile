@@ -64,6 +64,7 @@ bench: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	.build/release/herald-bench --output BENCHMARKS.md --command "make bench"
 	scripts/calendar-bench.py --bin .build/release --output BENCHMARKS.md
+	scripts/hostile-bench.py --bin .build/release --output BENCHMARKS.md
 
 ## The scale curve: for 1,000 / 10,000 / 100,000 / 1,000,000 queued jobs, import and intake
 ## time, READY after a restart, RSS, fire lateness and the CLI's times (release build, about

@@ -121,6 +121,50 @@ struct SpoolMaintenanceTests {
         for d in ["done", "cancelled", "failed", "tmp"] { #expect(files(in: spool.root + "/" + d).isEmpty) }
     }
 
+    /// Pruning streams the file under its lock while others append: every line appended
+    /// meanwhile is in the result, and a line longer than a read chunk passes through whole.
+    @Test func pruningLosesNoLineAppendedMeanwhile() throws {
+        try spool.prepare()
+        let now = Instant(seconds: 1_795_352_700)
+        let long = String(repeating: "x", count: 600_000)  // over two 256 KiB chunks
+        try FileSystem.appendLine(long, to: spool.historyPath)
+        for k in 0..<20_000 {
+            let age: Int64 = k % 2 == 0 ? 40 : 1
+            let record = HistoryRecord(time: now - .minutes(age * 24 * 60), id: "old\(k)", kind: .reminder, role: .reminder, due: now, outcome: .shown)
+            try FileSystem.appendLine(record.jsonLine, to: spool.historyPath)
+        }
+        let appended = 2_000
+        let path = spool.historyPath
+        let writer = Thread {
+            for k in 0..<appended {
+                let record = HistoryRecord(time: now, id: "new\(k)", kind: .reminder, role: .reminder, due: now, outcome: .shown)
+                try? FileSystem.appendLine(record.jsonLine, to: path)
+            }
+        }
+        writer.start()
+        var dropped = 0
+        for _ in 0..<5 { dropped += spool.prune(olderThan: .minutes(30 * 24 * 60), now: now).historyLines }
+        while writer.isExecuting || !writer.isFinished { usleep(1000) }
+        dropped += spool.prune(olderThan: .minutes(30 * 24 * 60), now: now).historyLines
+        #expect(dropped == 10_000)
+        let ids = spool.history().map(\.id)
+        #expect(ids.filter { $0.hasPrefix("new") }.count == appended, "lines appended during the prune were lost")
+        #expect(ids.filter { $0.hasPrefix("old") }.count == 10_000)
+        let text = try String(contentsOfFile: spool.historyPath, encoding: .utf8)
+        #expect(text.hasPrefix(long + "\n"), "the long line was not kept whole")
+    }
+
+    @Test func anOpenSpoolIsTightenedTo0700() throws {
+        try spool.prepare()
+        chmod(spool.root, 0o755)
+        chmod(spool.jobs, 0o750)
+        let changed = spool.tightenPermissions()
+        #expect(Set(changed.map(\.path)) == [spool.root, spool.jobs])
+        var st = stat()
+        #expect(stat(spool.root, &st) == 0 && st.st_mode & 0o777 == 0o700)
+        #expect(spool.tightenPermissions().isEmpty)
+    }
+
     @Test func anUnsafeSpoolIsRefused() throws {
         try spool.prepare()
         try spool.checkPermissions()

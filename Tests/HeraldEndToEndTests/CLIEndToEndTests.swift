@@ -158,6 +158,10 @@ struct SystemdUnitTests {
         // the man pages it names are installed by `make install`, not here.
         let unit = try String(contentsOfFile: Binaries.repositoryRoot + "/systemd/heraldd.service", encoding: .utf8)
         #expect(unit.contains("Type=notify") || unit.contains("Type=simple"))
+        for key in ["MemoryMax=", "MemoryHigh=", "NoNewPrivileges=yes", "LockPersonality=yes", "RestrictRealtime=yes",
+                    "SystemCallArchitectures=native", "SystemCallFilter=", "UMask=0077"] {
+            #expect(unit.contains("\n" + key), "the unit lacks \(key)")
+        }
         let copy = runtime + "/heraldd.service"
         try unit.replacingOccurrences(of: "%h/.local/bin/heraldd", with: Binaries.heraldd).write(toFile: copy, atomically: true, encoding: .utf8)
         let r = try runCommand("/usr/bin/systemd-analyze", ["--user", "--man=no", "verify", copy],

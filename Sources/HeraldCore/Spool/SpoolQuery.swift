@@ -30,6 +30,9 @@ public enum SpoolQuery {
     /// sockaddr_un's sun_path holds 108 bytes with the final NUL.
     static let maximumPathLength = 107
 
+    /// The most jobs one `head` answer lists (a larger `herald list -n` lists jobs/ itself).
+    public static let maximumHead = 100_000
+
     public static func socketPath(_ spool: Spool) -> String { spool.root + "/heraldd.sock" }
 
     public static func parse(_ line: String) -> Request? {
@@ -37,7 +40,7 @@ public enum SpoolQuery {
         guard parts.count == 2 else { return nil }
         switch parts[0] {
         case "find": return Job.isValidID(String(parts[1])) ? .find(String(parts[1])) : nil
-        case "head": return Int(parts[1]).flatMap { $0 >= 0 ? .head($0) : nil }
+        case "head": return Int(parts[1]).flatMap { (0...maximumHead).contains($0) ? .head($0) : nil }
         default: return nil
         }
     }
