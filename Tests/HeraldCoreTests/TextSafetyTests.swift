@@ -46,7 +46,7 @@ struct TextSafetyTests {
         #expect(TextSafety.visible(shown) == shown)  // showing twice changes nothing more
     }
 
-    @Test func jsonOutputEscapesEveryControlAndReordering() {
+    @Test func jsonOutputEscapesEveryControlAndReordering() throws {
         let rendered = JSONWriter.render(.string("\u{1B}[31m\u{07}\u{9B}\u{202E}\u{7F}\u{2066}x"))
         #expect(rendered == "\"\\u001b[31m\\u0007\\u009b\\u202e\\u007f\\u2066x\"")
         #expect(!rendered.unicodeScalars.contains { TextSafety.isHidden($0) })
