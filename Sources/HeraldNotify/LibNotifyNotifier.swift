@@ -1,4 +1,3 @@
-import CCanberra
 import CLibNotify
 import Foundation
 import HeraldCore
@@ -26,9 +25,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// popup for that job replaces in place).
     private var jobOf: [UnsafeMutablePointer<NotifyNotification>: (jobID: String, occurrence: Instant)] = [:]
     private var popupOf: [String: UnsafeMutablePointer<NotifyNotification>] = [:]
-    /// libcanberra, for servers that do not play sounds themselves (made on first use).
-    private var canberra: OpaquePointer?
-    private var soundFailureLogged = false
+    /// Plays sounds the server does not, off the GLib thread.
+    private let sounds: SoundPlayer
     private let actionHandler = ActionHandlerBox()
     private let busHandlers = BusHandlersBox()
     /// The session bus connection being watched (GLib thread only).
@@ -37,6 +35,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// Starts the GLib thread and initialises libnotify with the app name "Herald".
     public init(logger: Logger) {
         self.logger = logger
+        sounds = SoundPlayer(logger: logger)
         glib = GLibThread()
         glib.sync { _ = notify_init(NotificationRequest.appName) }
     }
@@ -163,7 +162,9 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
         switch request.sound {
         case .themed(let name)?: notify_notification_set_hint(notification, "sound-name", g_variant_new_string(name))
-        case .file(let path)?: notify_notification_set_hint(notification, "sound-file", g_variant_new_string(path))
+        // A file is played here, from a descriptor checked first (SoundPlayer), never handed
+        // to the server as `sound-file`: the server would open the path unchecked.
+        case .file?: notify_notification_set_hint(notification, "suppress-sound", g_variant_new_boolean(1))
         case nil: break
         }
         var error: UnsafeMutablePointer<GError>? = nil
@@ -171,8 +172,11 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             if replacing == nil { keepAlive(notification) }
             jobOf[notification] = (request.jobID, request.occurrence)
             popupOf[request.jobID] = notification
-            // Most servers ignore the sound hints (dunst and mako decline to play them): play it here.
-            if let sound = request.sound, !(capabilities?.contains("sound") ?? false) { play(sound, for: request) }
+            // Most servers ignore the sound hints (dunst and mako decline to play them): a theme
+            // sound is played here unless the server plays sounds; a file always is.
+            if let sound = request.sound, sound.isFile || !(capabilities?.contains("sound") ?? false) {
+                sounds.play(sound, description: request.summary, jobID: request.jobID)
+            }
             return .success(())
         }
         if let replacing { forgetPopup(replacing) } else { herald_notification_unref(notification) }
@@ -180,31 +184,6 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         guard let error else { return .failure(NotifierError(.failed, detail: "unknown error")) }
         defer { g_error_free(error) }
         return .failure(Self.classify(error, busReachable: Self.sessionBusReachable()))
-    }
-
-    /// Plays a popup's sound through libcanberra (asynchronously: it returns at once).
-    private func play(_ sound: Sound, for request: NotificationRequest) {
-        if canberra == nil {
-            var context: OpaquePointer? = nil
-            guard ca_context_create(&context) == 0, let context else { return logSoundFailure("cannot start libcanberra") }
-            _ = herald_canberra_set_app(context, NotificationRequest.appName, "herald", "herald")
-            canberra = context
-        }
-        let code: Int32
-        switch sound {
-        case .themed(let name): code = herald_canberra_play(canberra, 1, name, nil, request.summary)
-        case .file(let path): code = herald_canberra_play(canberra, 1, nil, path, request.summary)
-        }
-        if code != 0 { logSoundFailure(String(cString: ca_strerror(code)), sound: "\(sound)") }
-    }
-
-    private func logSoundFailure(_ why: String, sound: String = "") {
-        // Once at notice (a machine without sound would say it at every popup), then at debug.
-        let metadata: Logger.Metadata = ["error": "\(why)", "sound": "\(sound)"]
-        if soundFailureLogged { logger.debug("Cannot play the popup's sound", metadata: metadata) } else {
-            logger.notice("Cannot play the popup's sound", metadata: metadata)
-            soundFailureLogged = true
-        }
     }
 
     private func addActions(_ request: NotificationRequest, drawsDefault: Bool, to notification: UnsafeMutablePointer<NotifyNotification>) {

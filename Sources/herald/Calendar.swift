@@ -100,7 +100,9 @@ extension Herald {
                     for (a, _) in alarms {
                         let when = ISO8601.format(a.at, in: ctx.zone)
                         let starts = a.allDay ? LocalDate(a.start, in: ctx.zone).description + " (all day)" : ISO8601.format(a.start, in: ctx.zone)
-                        say("\(when)  \(TextSafety.stripControls(a.summary, keepNewlines: false))  starts \(starts)  \(a.uid)" + (a.recurrenceID.map { " @ " + $0 } ?? ""))
+                        // SUMMARY and UID come from calendars other people write to.
+                        say("\(when)  \(TextSafety.visible(a.summary, whitespace: .spaces))  starts \(starts)  \(TextSafety.visible(a.uid))"
+                            + (a.recurrenceID.map { " @ " + TextSafety.visible($0) } ?? ""))
                     }
                 }
                 if problems.count > 0 { throw ExitCode(65) }

@@ -155,15 +155,23 @@ func parseSpan(_ text: String, option: String) throws -> Span {
 
 extension Job.Urgency: ExpressibleByArgument {}
 
-/// Writes a line to stdout (nothing at all for empty text when `emptyMeansNothing`).
+/// Writes a line to stdout (nothing at all for empty text when `emptyMeansNothing`), made
+/// visible (`TextSafety.visible`, newlines and tabs kept): lines quote titles, names and file
+/// names, and no control character in them may reach the terminal.
 func say(_ text: String, emptyMeansNothing: Bool = false) {
     if emptyMeansNothing && text.isEmpty { return }
+    writeAll(1, TextSafety.visible(text, whitespace: .kept) + "\n")
+}
+
+/// Writes a line holding Herald's own colours (`Style.paint`) to stdout as it is: every value
+/// from a file in it must be made visible already (`Table.render` does for its cells).
+func sayStyled(_ text: String) {
     writeAll(1, text + "\n")
 }
 
-/// Writes "herald: text" to stderr.
+/// Writes "herald: text" to stderr, made visible: warnings quote calendar lines and file names.
 func warn(_ text: String) {
-    writeAll(2, "herald: \(text)\n")
+    writeAll(2, "herald: \(TextSafety.visible(text))\n")
 }
 
 /// Writes all of `text` to a file descriptor.

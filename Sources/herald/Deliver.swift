@@ -130,8 +130,10 @@ struct SoundOptions: ParsableArguments {
         guard Job.isValidSound(sound) else {
             throw CLIError.usage("--sound: '\(sound)' is not a sound-theme name (letters, digits, - _ .) or an absolute path")
         }
-        if sound.hasPrefix("/") && !FileSystem.exists(sound, followLinks: true) {
-            throw CLIError.usage("--sound: '\(sound)' does not exist")
+        // heraldd checks the file again when it plays it (it may change meanwhile); this
+        // check tells the user now.
+        if sound.hasPrefix("/") {
+            do throws(SoundFileError) { _ = try SoundFile(path: sound) } catch { throw CLIError.usage("--sound: cannot play '\(sound)': \(error.reason)") }
         }
         return sound
     }

@@ -43,7 +43,7 @@ extension Herald {
                 ]), pretty: true))
             } else {
                 let rows = checks.map { c in [c.ok ? "✓" : "✗", c.name, c.detail + (c.fix.map { " → fix: " + $0 } ?? "")] }
-                say(Table.render(rows) { row, column, _ in column == 0 ? (checks[row].ok ? .green : .red) : nil })
+                sayStyled(Table.render(rows) { row, column, _ in column == 0 ? (checks[row].ok ? .green : .red) : nil })
                 let failed = checks.filter { !$0.ok }.count
                 say(failed == 0 ? "All \(checks.count) checks passed." : "\(failed) of \(checks.count) checks failed.")
             }

@@ -107,7 +107,7 @@ extension Herald {
                     say("Updated \(name.id): next \(after.when(next.fireAt))")
                     return
                 } catch let refusal as EditRefusal {
-                    writeAll(2, "herald: job \(name.id): \(refusal.reason)\n")
+                    warn("job \(name.id): \(refusal.reason)")
                     writeAll(2, "Edit again? [y/N] ")
                     let answer = readLine()?.trimmingSpaces.lowercased() ?? ""
                     guard answer == "y" || answer == "yes" else {

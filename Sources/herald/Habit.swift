@@ -274,7 +274,7 @@ extension Herald.HabitCommand {
                 rows.append([h.title, h.goal, h.progress(history, s), String(s.currentStreak), String(s.bestStreak), String(s.total),
                              s.scorePhrase, next])
             }
-            say(Table.render(rows, header: true) { _, column, cell in column == 2 && cell.hasPrefix("Done today") ? .green : nil })
+            sayStyled(Table.render(rows, header: true) { _, column, cell in column == 2 && cell.hasPrefix("Done today") ? .green : nil })
         }
     }
 
@@ -305,13 +305,14 @@ extension Herald.HabitCommand {
             let history = h.history(ctx)
             let s = history.stats
             let contents = history.contents
-            say("habit:    \(h.title) (id \(h.id))")
-            say("goal:     \(h.goal)")
+            // One field per line: a newline from the job file is shown as ^J, not obeyed.
+            say("habit:    \(TextSafety.visible(h.title)) (id \(TextSafety.visible(h.id)))")
+            say("goal:     \(TextSafety.visible(h.goal))")
             for (k, every) in h.job.every.enumerated() {
-                say((k == 0 ? "every:    " : "          ") + every + (k < h.schedule.calendars.count ? "  (\(h.schedule.calendars[k]))" : ""))
+                say((k == 0 ? "every:    " : "          ") + TextSafety.visible(every) + (k < h.schedule.calendars.count ? "  (\(TextSafety.visible("\(h.schedule.calendars[k])")))" : ""))
             }
             if !h.job.warn.isEmpty { say("warn:     " + h.job.warn.map(TimeSpan.format).joined(separator: ", ") + " ahead") }
-            if let icon = h.job.icon { say("icon:     \(icon)") }
+            if let icon = h.job.icon { say("icon:     \(TextSafety.visible(icon))") }
             say("zone:     \(h.schedule.zone.identifier)")
             say("progress: \(h.progress(history, s))")
             say("done:     \(s.totalPhrase); streak \(s.currentStreak), best \(s.bestStreak); today \(s.doneToday ? "done" : "not yet")")
@@ -323,12 +324,12 @@ extension Herald.HabitCommand {
             }
             let view = HabitView(history: history, colored: Style.enabled)
             say("")
-            say(view.heatMap(weeks: weeks))
+            sayStyled(view.heatMap(weeks: weeks))  // HabitView's own cells and colours, nothing from a file
             say("")
-            say(view.month(containing: history.today))
+            sayStyled(view.month(containing: history.today))
             say("")
-            say(view.legend)
-            for problem in contents.problems { say("warning:  habits/\(h.id).jsonl: \(problem)") }
+            sayStyled(view.legend)
+            for problem in contents.problems { say("warning:  habits/\(TextSafety.visible(h.id)).jsonl: \(TextSafety.visible("\(problem)"))") }
         }
     }
 
@@ -359,7 +360,7 @@ extension Herald.HabitCommand {
             }
             if json { say(JSONWriter.render(.array(objects), pretty: true)); return }
             guard !habits.isEmpty else { say("No habits yet. Add one: herald habit add NAME --every EXPRESSION"); return }
-            say(Table.render(rows, header: true))
+            sayStyled(Table.render(rows, header: true))
         }
     }
 

@@ -44,7 +44,7 @@ struct Herald: ParsableCommand {
             }
             finish(0)
         } catch let error as CLIError {
-            writeAll(2, "herald: \(error.message)\n")
+            warn(error.message)  // messages quote values from files
             finish(error.code)
         } catch {
             exit(withError: error)

@@ -72,7 +72,7 @@ extension Herald {
                              r.role?.label ?? "-",
                              r.outcome.rawValue, ended, late, [r.title, r.note].compactMap { $0 }.joined(separator: ": ")])
             }
-            say(Table.render(rows, header: true) { _, column, cell in
+            sayStyled(Table.render(rows, header: true) { _, column, cell in
                 guard column == 4 else { return column == 1 || column == 5 ? .dim : nil }
                 switch HistoryRecord.Outcome(rawValue: cell) {
                 case .shown?: return .green

@@ -50,7 +50,7 @@ extension Herald {
             if decoded.jobs.isEmpty && problems.isEmpty { problems.append("no jobs in '\(file)'") }
             if !problems.isEmpty {
                 let shown = problems.prefix(20)
-                writeAll(2, shown.map { "herald: \($0)\n" }.joined())
+                writeAll(2, shown.map { "herald: \(TextSafety.visible("\($0)"))\n" }.joined())  // they quote the file
                 if problems.count > shown.count {
                     writeAll(2, "herald: ... and \(problems.count - shown.count) more\n")
                 }

@@ -60,7 +60,7 @@ extension Herald {
                 let rel = (p.fireAt.map { RelativeTime.phrase($0, now: ctx.now) } ?? "") + (p.snoozedUntil != nil ? ", snoozed" : "")
                 rows.append([p.id, due, rel, ctx.kindLabel(p), ctx.summary(of: p)])
             }
-            say(Table.render(rows, header: true) { _, column, _ in column == 2 ? .cyan : nil })
+            sayStyled(Table.render(rows, header: true) { _, column, _ in column == 2 ? .cyan : nil })
         }
     }
 
@@ -76,7 +76,8 @@ extension Herald {
         func run() throws {
             let ctx = try CLIContext.load(global)
             let p = try ctx.findOne(id)
-            say("id:       \(p.id)")
+            // One field per line: a newline from the file is shown as ^J, not obeyed.
+            say("id:       \(TextSafety.visible(p.id))")
             if let job = p.job { say("kind:     \(job.kind.rawValue)") }
             if let fire = p.fireAt {
                 let role = p.job.map { " (\($0.role(of: p.occurrence ?? fire, localZone: ctx.zone).rawValue))" } ?? ""
@@ -85,8 +86,8 @@ extension Herald {
             if case .jobs(let name) = p.location, let snoozed = name.snoozedUntil {
                 say("snoozed:  until \(ISO8601.format(snoozed, in: ctx.zone))")
             }
-            say("file:     \(ctx.spool.root)/\(p.path)\(p.isWaitingForDaemon ? "  (not yet taken in by heraldd)" : "")")
-            if let problem = p.problem { say("problem:  \(problem)") }
+            say("file:     \(TextSafety.visible(ctx.spool.root + "/" + p.path))\(p.isWaitingForDaemon ? "  (not yet taken in by heraldd)" : "")")
+            if let problem = p.problem { say("problem:  \(TextSafety.visible(problem))") }
             if let job = p.job {
                 say("")
                 say(JSONWriter.render(job.jsonValue(zone: job.timezone.flatMap { try? TimeZoneRules.named($0) } ?? ctx.zone),

@@ -53,25 +53,28 @@ extension Herald {
             } else {
                 if let pid {
                     var line = "heraldd: \(Style.paint("running", .green)) (pid \(pid)"
-                    if let status { line += ", version \(status.version), \(status.notifier) notifier, started \(RelativeTime.phrase(status.startedAt, now: ctx.now))" }
-                    say(line + ")")
+                    // status.json is a file in the spool: its strings are shown, not obeyed.
+                    if let status {
+                        line += TextSafety.visible(", version \(status.version), \(status.notifier) notifier, started \(RelativeTime.phrase(status.startedAt, now: ctx.now))")
+                    }
+                    sayStyled(line + ")")
                 } else {
-                    say("heraldd: \(Style.paint("not running", .red)) (start it with 'systemctl --user start heraldd' or 'heraldd')")
+                    sayStyled("heraldd: \(Style.paint("not running", .red)) (start it with 'systemctl --user start heraldd' or 'heraldd')")
                 }
-                say("spool:   \(ctx.spool.root)")
+                say("spool:   \(TextSafety.visible(ctx.spool.root))")
                 var pendingLine = "pending: \(pending.total) job\(pending.total == 1 ? "" : "s")"
                 if waiting > 0 { pendingLine += " (\(waiting) not yet taken in by heraldd)" }
                 say(pendingLine)
-                if let next, let due = next.fireAt { say("next:    \(next.id) at \(ctx.when(due))") }
-                if missed > 0 { say("missed:  \(Style.paint(String(missed), .yellow)) in the last 24 h, too late to show (see 'herald history')") }
+                if let next, let due = next.fireAt { say("next:    \(TextSafety.visible(next.id)) at \(ctx.when(due))") }
+                if missed > 0 { sayStyled("missed:  \(Style.paint(String(missed), .yellow)) in the last 24 h, too late to show (see 'herald history')") }
                 if pid != nil, let status {
                     if let error = status.lastError {
-                        var line = "notifications: \(Style.paint("failing", .red)): \(error)"
+                        var line = "notifications: \(Style.paint("failing", .red)): \(TextSafety.visible(error))"
                         if let since = status.lastErrorAt { line += " (since \(RelativeTime.clock(since, zone: ctx.zone, now: ctx.now)))" }
                         if let retry = status.retryAt { line += "; retrying \(RelativeTime.phrase(retry, now: ctx.now))" }
-                        say(line)
+                        sayStyled(line)
                     } else {
-                        say("notifications: \(Style.paint("ok", .green))")
+                        sayStyled("notifications: \(Style.paint("ok", .green))")
                     }
                 }
             }

@@ -25,9 +25,11 @@ enum Style {
 
 /// Left-aligned columns separated by two spaces; the last column is not padded. The first
 /// row is a header (bold on a terminal) when `header` is set; `color` picks a colour per
-/// cell (row index counts the header), applied after padding so columns stay aligned.
+/// cell (row index counts the header), applied after padding so columns stay aligned. Every
+/// cell is made visible first (`TextSafety.visible`): cells hold titles and ids from files.
 enum Table {
     static func render(_ rows: [[String]], header: Bool = false, color: (Int, Int, String) -> Style.Color? = { _, _, _ in nil }) -> String {
+        let rows = rows.map { $0.map { TextSafety.visible($0, whitespace: .spaces) } }
         guard let columns = rows.map(\.count).max() else { return "" }
         var widths = [Int](repeating: 0, count: columns)
         for row in rows { for (k, cell) in row.enumerated() where k < columns - 1 { widths[k] = max(widths[k], cell.count) } }

@@ -16,11 +16,13 @@ final class ConsoleNotifier: Notifier, @unchecked Sendable {
     }
 
     func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
-        var text = "[\(ISO8601.format(clock.now, in: zone))] \(request.summary)"
+        // The renderer stripped controls for the server; a terminal needs the bidi reorderings
+        // shown too, and whatever else `visible` catches.
+        var text = "[\(ISO8601.format(clock.now, in: zone))] \(TextSafety.visible(request.summary, whitespace: .spaces))"
         if request.urgency != .normal { text += " (\(request.urgency.rawValue))" }
         text += "\n"
         for line in request.body.split(separator: "\n", omittingEmptySubsequences: false) where !request.body.isEmpty {
-            text += "    \(line)\n"
+            text += "    \(TextSafety.visible(String(line)))\n"
         }
         let bytes = Array(text.utf8)
         queue.async {

@@ -84,7 +84,7 @@ struct Heraldd: ParsableCommand {
     }
 
     static func fail(_ message: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data("heraldd: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("heraldd: \(TextSafety.visible(message))\n".utf8))  // may quote the config
         Foundation.exit(code)
     }
 }

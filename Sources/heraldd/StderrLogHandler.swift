@@ -48,7 +48,9 @@ struct StderrLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var line = journal ? "<\(Self.priority(event.level))>" : "\(label)[\(getpid())]: "
-        line += "\(event.level): \(event.message)"
+        // Messages and values quote file names and calendar text: shown, never obeyed by a
+        // terminal, and one line each for journald.
+        line += "\(event.level): \(TextSafety.visible("\(event.message)"))"
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         for key in merged.keys.sorted() {
             line += " \(key)=\(Self.quote("\(merged[key]!)"))"
@@ -70,7 +72,7 @@ struct StderrLogHandler: LogHandler {
     }
 
     static func quote(_ value: String) -> String {
-        let flat = value.replacingOccurrences(of: "\n", with: "\\n")
+        let flat = TextSafety.visible(value)
         return flat.contains(" ") || flat.isEmpty ? "\"" + flat.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : flat
     }
 }

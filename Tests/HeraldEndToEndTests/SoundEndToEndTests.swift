@@ -116,6 +116,29 @@ struct SoundEndToEndTests {
         #expect(rms > 0.01, "RMS amplitude \(rms)")
     }
 
+    /// A sound file is played from the descriptor heraldd opened and checked: libcanberra
+    /// reads `/proc/self/fd/N`, never the path again, and the file is closed once it played.
+    @Test func aSoundFilePlaysFromTheDescriptorThatWasChecked() throws {
+        let (scene, pulse) = try recordedScene()
+        defer { pulse.stop() }
+        let sound = scene.directory + "/kettle.oga"
+        try FileManager.default.copyItem(atPath: "/usr/share/sounds/freedesktop/stereo/alarm-clock-elapsed.oga", toPath: sound)
+        #expect(try scene.herald("remind", "--in", "1s", "--sound", sound, "Kettle").status == 0)
+        let shown = try #require(scene.server!.waitForNotifications(1).first)
+        #expect(shown.hints["sound-file"] == nil)  // the server is not asked to open the path
+        #expect(waitUntil(timeout: 10) { pulse.isPlaying("Herald") })
+        #expect(try pulse.pactl("list", "sink-inputs").stdout.contains("media.filename = \"/proc/self/fd/"))
+        #expect(waitUntil(timeout: 30) { !pulse.isPlaying("Herald") })
+        let pid = try #require(scene.daemon).pid
+        func heralddHasItOpen() -> Bool {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            return fds.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == sound }
+        }
+        #expect(waitUntil { !heralddHasItOpen() })
+        let rms = try pulse.stopAndMeasure()
+        #expect(rms > 0.01, "RMS amplitude \(rms)")
+    }
+
     /// A silent job plays nothing, and a reminder is silent by default.
     @Test func silentPopupsPlayNothing() throws {
         let (scene, pulse) = try recordedScene()

@@ -67,7 +67,8 @@ public struct JSONWriter {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x2028...0x2029).contains(scalar.value) {
+                // C1 controls and the bidi reorderings too: `--json` output may reach a terminal.
+                if TextSafety.isHidden(scalar) {
                     let hex = String(scalar.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {
@@ -78,17 +79,9 @@ public struct JSONWriter {
         out += "\""
     }
 
-    /// Whether `s` holds a quote, a backslash, a control character or U+2028/U+2029.
+    /// Whether `s` holds a quote, a backslash, or a character `TextSafety.visible` changes.
     static func needsEscaping(_ s: String) -> Bool {
-        var utf8 = s.utf8.makeIterator()
-        while let byte = utf8.next() {
-            switch byte {
-            case 0x22, 0x5C, 0x7F, 0x00..<0x20: return true
-            case 0xE2:  // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
-                if utf8.next() == 0x80, let third = utf8.next(), third == 0xA8 || third == 0xA9 { return true }
-            default: continue
-            }
-        }
-        return false
+        for byte in s.utf8 where byte == 0x22 || byte == 0x5C { return true }
+        return TextSafety.needsVisible(s)
     }
 }

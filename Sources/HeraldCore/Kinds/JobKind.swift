@@ -93,9 +93,10 @@ extension OccurrenceRole {
 }
 
 extension Job {
-    /// One line about the job for `herald list`, at most 60 characters.
+    /// One line about the job for `herald list`, at most 60 characters; control characters
+    /// shown (`TextSafety.visible`), so that a title with an escape sequence reads as one.
     public func summary(config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String {
-        let flat = TextSafety.stripControls(kind.rules.summary(self, config: config, zone: zone, now: now), keepNewlines: false)
+        let flat = TextSafety.visible(kind.rules.summary(self, config: config, zone: zone, now: now), whitespace: .spaces)
         return flat.count > 60 ? String(flat.prefix(59)) + "…" : flat
     }
 }

@@ -83,6 +83,12 @@ public enum Sound: Sendable, Equatable, CustomStringConvertible {
         self = t.hasPrefix("/") ? .file(t) : .themed(t)
     }
 
+    /// A file, which heraldd opens and plays itself (`SoundFile`), rather than a theme name.
+    public var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .themed(let name): return name

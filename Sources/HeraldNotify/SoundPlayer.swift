@@ -1,0 +1,87 @@
+import CCanberra
+import Dispatch
+import HeraldCore
+import Logging
+
+/// Plays popup sounds through libcanberra on a serial queue of its own, so that nothing about
+/// a sound (a file that cannot be read, a slow sound server: `ca_context_play` waits for the
+/// stream to start) ever holds up the GLib thread and the popups behind it.
+///
+/// A sound file is opened and checked first (`SoundFile`) and libcanberra is handed
+/// `/proc/self/fd/N` for it, so it reads the file that was checked; the descriptor stays open
+/// until libcanberra reports the end of that sound. libcanberra locks its context around each
+/// call, and here every call is on `queue` anyway; its finish callback, which may come on any
+/// thread and must not call libcanberra, only hands the id back to `queue`.
+final class SoundPlayer: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "herald.sound", qos: .userInitiated)
+    private let logger: Logger
+    // Touched only on `queue`.
+    private var context: OpaquePointer?
+    private var nextID: UInt32 = 1
+    /// Files being played, by play id: closed when their sound ends.
+    private var playing: [UInt32: SoundFile] = [:]
+    private var unavailableLogged = false
+
+    init(logger: Logger) { self.logger = logger }
+
+    /// Plays `sound` later, on the sound queue; returns at once.
+    func play(_ sound: Sound, description: String, jobID: String) {
+        queue.async { [self] in playOnQueue(sound, description: description, jobID: jobID) }
+    }
+
+    private func playOnQueue(_ sound: Sound, description: String, jobID: String) {
+        var file: SoundFile?
+        if case .file(let path) = sound {
+            do throws(SoundFileError) { file = try SoundFile(path: path) } catch {
+                // The reason at notice; the path (it may name the user) at debug only.
+                logger.notice("Cannot play the popup's sound file", metadata: ["job.id": "\(jobID)", "error": "\(error.reason)"])
+                logger.debug("Sound file refused", metadata: ["job.id": "\(jobID)", "path": "\(path)"])
+                return
+            }
+        }
+        guard let context = openContext() else { return }
+        var list: OpaquePointer? = nil
+        guard ca_proplist_create(&list) == 0, let list else { return unavailable("cannot make a property list") }
+        defer { ca_proplist_destroy(list) }
+        switch sound {
+        case .themed(let name): ca_proplist_sets(list, CA_PROP_EVENT_ID, name)
+        case .file: ca_proplist_sets(list, CA_PROP_MEDIA_FILENAME, file!.procPath)
+        }
+        ca_proplist_sets(list, CA_PROP_EVENT_DESCRIPTION, description)
+        ca_proplist_sets(list, CA_PROP_MEDIA_ROLE, "event")
+        let id = nextID
+        nextID = nextID == UInt32.max ? 1 : nextID + 1
+        if let file { playing[id] = file }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let code = ca_context_play_full(context, id, list, { _, id, _, data in
+            let player = Unmanaged<SoundPlayer>.fromOpaque(data!).takeUnretainedValue()
+            player.queue.async { player.playing[id] = nil }
+        }, me)
+        if code != 0 {
+            // No finish callback follows a failed start: the file is closed here.
+            playing[id] = nil
+            unavailable(String(cString: ca_strerror(code)))
+        }
+    }
+
+    private func openContext() -> OpaquePointer? {
+        if let context { return context }
+        var made: OpaquePointer? = nil
+        guard ca_context_create(&made) == 0, let made else {
+            unavailable("cannot start libcanberra")
+            return nil
+        }
+        _ = herald_canberra_set_app(made, NotificationRequest.appName, "herald", "herald")
+        context = made
+        return made
+    }
+
+    /// Once at notice (a machine without sound would say it at every popup), then at debug.
+    private func unavailable(_ why: String) {
+        let metadata: Logger.Metadata = ["error": "\(why)"]
+        if unavailableLogged { logger.debug("Cannot play the popup's sound", metadata: metadata) } else {
+            logger.notice("Cannot play the popup's sound", metadata: metadata)
+            unavailableLogged = true
+        }
+    }
+}
