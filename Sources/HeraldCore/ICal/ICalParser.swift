@@ -123,7 +123,7 @@ public enum ICalParser {
                 // Refused here, the tree is never deep: nothing that walks it recursively
                 // (equality, destruction) can run out of stack.
                 guard stack.count < ICalBudget.maximumNesting else {
-                    throw ICalError(line: first + 1, "BEGIN:\(property.value) is nested too deep (at most \(ICalBudget.maximumNesting) levels)")
+                    throw ICalError(line: first + 1, "BEGIN:\(ICalValue.quoted(property.value)) is nested too deep (at most \(ICalBudget.maximumNesting) levels)")
                 }
                 stack.append(ICalComponent(name: property.value.uppercased(), beginLine: first))
             case "END":

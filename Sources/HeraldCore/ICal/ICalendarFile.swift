@@ -111,9 +111,11 @@ struct ICalZones: Sendable {
     /// Steps left for building this calendar's VTIMEZONEs (`ICalBudget.zoneStepsPerFile`).
     let budget = ZoneBudget()
 
-    /// Shared by the copies of one calendar's zones (each item holds one).
+    /// Shared by the copies of one calendar's zones (each item holds one). A zone that could not
+    /// be built is not tried again: each item that names it gets the same error.
     final class ZoneBudget: Sendable {
         let left = Mutex<Int>(ICalBudget.zoneStepsPerFile)
+        let failed = Mutex<[String: ICalError]>([:])
     }
 
     init(calendar: ICalComponent) {
@@ -131,10 +133,16 @@ struct ICalZones: Sendable {
         let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
         if TimeZoneRules.isPlausibleName(name), let rules = try? TimeZoneRules.cached(name) { return .zone(rules) }
         if let (definition, key) = definitions[tzid] {
-            if let rules = try CustomZones.rules(for: definition, key: key, budget: budget) { return .zone(rules) }
-            throw ICalError(line: definition.beginLine + 1, "VTIMEZONE '\(ICalValue.quoted(tzid))' has no usable STANDARD or DAYLIGHT rules")
+            if let error = budget.failed.withLock({ $0[tzid] }) { throw error }
+            do throws(ICalError) {
+                if let rules = try CustomZones.rules(for: definition, key: key, budget: budget) { return .zone(rules) }
+                throw ICalError(line: definition.beginLine + 1, "VTIMEZONE '\(ICalValue.quoted(tzid))' has no usable STANDARD or DAYLIGHT rules")
+            } catch {
+                budget.failed.withLock { $0[tzid] = error }
+                throw error
+            }
         }
-        throw ICalError(line: line, "unknown time zone '\(tzid)' (not in the zone database and no VTIMEZONE)")
+        throw ICalError(line: line, "unknown time zone '\(ICalValue.quoted(tzid))' (not in the zone database and no VTIMEZONE)")
     }
 }
 

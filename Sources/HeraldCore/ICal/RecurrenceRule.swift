@@ -156,7 +156,11 @@ public struct RecurrenceRule: Sendable, Equatable {
         }
         let hours = frequency > .hourly ? (byHour.isEmpty ? [start.hour] : byHour.sorted()) : byHour.sorted()
         let minutes = frequency > .minutely ? (byMinute.isEmpty ? [start.minute] : byMinute.sorted()) : byMinute.sorted()
-        let seconds = frequency > .secondly ? (bySecond.isEmpty ? [start.second] : bySecond.sorted()) : bySecond.sorted()
+        // Second 60 (a leap second) names no time on Herald's clock, which has none: BYSECOND=60
+        // alone matches nothing (rather than spilling into the next minute).
+        let keptSeconds = bySecond.filter { $0 < 60 }.sorted()
+        guard bySecond.isEmpty || !keptSeconds.isEmpty else { return }
+        let seconds = frequency > .secondly ? (bySecond.isEmpty ? [start.second] : keptSeconds) : keptSeconds
         let filter = DayFilter(rule: self, byMonth: byMonth, byMonthDay: byMonthDay, byDay: byDay)
 
         var period = Period(rule: self, start: start)
