@@ -35,11 +35,13 @@ public enum ICalBudget {
     // MARK: work
 
     /// Recurrence steps (periods, days examined, candidate times, RDATE and EXDATE values,
-    /// occurrences, alarm instants tried) one item may spend in one window: an item recurring
-    /// every 15 minutes for a year needs about 70,000.
-    public static let stepsPerItem = 200_000
-    /// The same for all items of a file together: about a second of CPU at the most.
-    public static let stepsPerFile = 2_000_000
+    /// occurrences, alarm instants tried, `stepsPerAlarm` for each alarm made) one item may spend
+    /// in one window: an item every 5 minutes for heraldd's 38 days needs about 60,000.
+    public static let stepsPerItem = 100_000
+    /// The same for all items of a file together (a few microseconds each in a release build).
+    public static let stepsPerFile = 1_000_000
+    /// What making one alarm counts for (its text and recurrence id are built): about four steps.
+    public static let stepsPerAlarm = 4
     /// Candidate times in one FREQ period before BYSETPOS (days × hours × minutes × seconds):
     /// a YEARLY rule with every BY-part would ask for 32 million at once.
     public static let candidatesPerPeriod = 10_000
@@ -49,17 +51,18 @@ public enum ICalBudget {
     /// Jumps over days, hours or minutes a sub-daily rule never keeps, in one advance.
     public static let skipsPerAdvance = 5000
     /// Alarm instants one item, and one file, may produce in one window (a job lists 32; the
-    /// CLI prints them all): 20,000 is an alarm every 30 minutes for a year.
-    public static let alarmsPerItem = 20_000
-    public static let alarmsPerFile = 100_000
+    /// CLI prints them all): 5,000 is an alarm every 10 minutes for heraldd's 38 days.
+    public static let alarmsPerItem = 5000
+    public static let alarmsPerFile = 50_000
     /// RDATE and EXDATE values of one item.
     public static let datesPerItem = 10_000
     /// Building one VTIMEZONE (1900 to 2200): steps and offset changes. A yearly rule spends
-    /// about 10,000 steps and gives 300 changes.
+    /// about 10,000 steps and gives 300 changes; a zone has two.
     public static let stepsPerZone = 60_000
-    public static let transitionsPerZone = 2000
-    /// Building all the VTIMEZONEs of one file: a dozen distinct zones, more than any real file.
-    public static let zoneStepsPerFile = 600_000
+    public static let transitionsPerZone = 1000
+    /// Building all the VTIMEZONEs of one file: some 15 distinct yearly zones, more than any
+    /// real file holds (once built, a zone is cached and costs nothing).
+    public static let zoneStepsPerFile = 300_000
     /// Zones built from VTIMEZONEs kept for reuse (every file of an Outlook calendar repeats its
     /// zones); past this the cache starts over, so no stream of files grows it for ever.
     public static let cachedZones = 256

@@ -86,6 +86,7 @@ public struct ICalItem: Sendable {
                         if k > 0, let step = entry.step { t = step.added(to: t, in: zone) }
                         guard t >= from, t < to, acknowledged.map({ t > $0 }) ?? true else { continue }
                         guard out.count < alarmLimit else { throw ICalError(line: self.line, "", budget: .alarms) }
+                        try spend(&meter, ICalBudget.stepsPerAlarm)
                         out.append(alarmValue(at: t, occurrence: occurrence, component: component, described: described, index: index,
                                               action: action, sound: sound, alarmUID: alarmUID, attendees: attendees, localZone: localZone,
                                               cache: describedCache))
