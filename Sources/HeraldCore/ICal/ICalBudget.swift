@@ -38,8 +38,11 @@ public enum ICalBudget {
     /// occurrences, alarm instants tried, `stepsPerAlarm` for each alarm made) one item may spend
     /// in one window: an item every 5 minutes for heraldd's 38 days needs about 60,000.
     public static let stepsPerItem = 100_000
-    /// The same for all items of a file together (a few microseconds each in a release build).
+    /// The same for all items of a file together: 1,000,000 for a file up to a megabyte (a
+    /// second of CPU at most), then one a byte, so a large calendar with many live recurring
+    /// items still plans and its cost grows with its size, no faster.
     public static let stepsPerFile = 1_000_000
+    static func steps(forFileOf size: Int) -> Int { max(stepsPerFile, size) }
     /// What making one alarm counts for (its text and recurrence id are built): about four steps.
     public static let stepsPerAlarm = 4
     /// Candidate times in one FREQ period before BYSETPOS (days × hours × minutes × seconds):

@@ -32,10 +32,14 @@ public struct ICalendarFile: Sendable {
     public let document: ICalParser.Document
     public private(set) var items: [ICalItem] = []
     public private(set) var problems: [ICalError] = []
+    /// Its length in bytes, and so the steps its items may spend together.
+    public let size: Int
+    var stepBudget: Int { ICalBudget.steps(forFileOf: size) }
 
     /// - Throws: `ICalError` when the file as a whole cannot be read (not UTF-8, unbalanced BEGIN/END).
     public init(path: String, bytes: [UInt8]) throws(ICalError) {
         self.path = path
+        size = bytes.count
         document = try ICalParser.parse(bytes)
         let calendars = document.components.filter { $0.name == "VCALENDAR" }
         guard !calendars.isEmpty else { throw ICalError(line: 1, "no BEGIN:VCALENDAR") }
@@ -75,7 +79,7 @@ public struct ICalendarFile: Sendable {
         var problems = self.problems
         var steps = 0
         for (n, item) in items.enumerated() {
-            let stepLimit = min(ICalBudget.stepsPerItem, ICalBudget.stepsPerFile - steps)
+            let stepLimit = min(ICalBudget.stepsPerItem, stepBudget - steps)
             let alarmLimit = min(ICalBudget.alarmsPerItem, ICalBudget.alarmsPerFile - out.count)
             var meter = ICalMeter(limit: stepLimit)
             do {
@@ -87,7 +91,7 @@ public struct ICalendarFile: Sendable {
                 let name = "\(item.kind) '\(ICalValue.quoted(item.uid))'"
                 if limit < itemLimit {
                     let rest = items.count - n - 1
-                    let total = budget == .steps ? ICalBudget.stepsPerFile : ICalBudget.alarmsPerFile
+                    let total = budget == .steps ? stepBudget : ICalBudget.alarmsPerFile
                     problems.append(ICalError(line: item.line, name + (rest > 0 ? " and the \(rest) item\(rest == 1 ? "" : "s") after it are" : " is")
                                               + " skipped: the file's budget of \(total) \(unit) is spent"))
                     break
