@@ -115,7 +115,8 @@ extension Herald {
                 abstract: "Check that calendar files can be read; print each problem with its file and line.",
                 discussion: """
                     Exit status 0 when every file and item is readable, 65 when some are not (those \
-                    are skipped by heraldd, the rest still alarm).
+                    are skipped by heraldd, the rest still alarm). Items are expanded over the window \
+                    heraldd plans (a day back, 36 days ahead), within the same budgets.
 
                     Example:
                       herald calendar check ~/.calendars
@@ -135,8 +136,10 @@ extension Herald {
                 var items = 0
                 let (files, problems) = try CalendarCommand.read(paths) { _, calendar in
                     items += calendar.items.count
-                    // Expanding a year checks rules, zones and triggers, not only the syntax.
-                    return calendar.alarms(from: ctx.now, to: ctx.now + Span.seconds(366 * 86_400), localZone: ctx.zone).problems
+                    // Expanding heraldd's own window checks rules, zones and triggers, not only the
+                    // syntax, and counts the same budgets: what this reports is what heraldd skips.
+                    return calendar.alarms(from: ctx.now - Span.seconds(86_400), to: ctx.now + CalendarPlanner.horizon + Span.seconds(86_400),
+                                           localZone: ctx.zone).problems
                 }
                 say("\(files) file\(files == 1 ? "" : "s"), \(items) item\(items == 1 ? "" : "s"), "
                     + (problems == 0 ? "no problems" : "\(problems) problem\(problems == 1 ? "" : "s")"))

@@ -7,8 +7,8 @@ import Musl
 /// Where calendar items live: a vdir (vdirsyncer, khal, todoman: one `.ics` per item, in a
 /// folder per collection) or a single `.ics` file.
 public enum CalendarFiles {
-    /// The most an `.ics` file may hold (a whole exported calendar fits).
-    public static let maximumFileSize = 64 << 20
+    /// The most an `.ics` file may hold (a whole exported calendar fits; see `ICalBudget`).
+    public static let maximumFileSize = ICalBudget.maximumFileSize
 
     /// The `.ics` files of `path`: the file itself, or those in the folder and in its
     /// sub-folders one level down (collections), sorted; hidden names and temporary files

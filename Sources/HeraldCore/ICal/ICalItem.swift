@@ -9,9 +9,6 @@ public struct ICalItem: Sendable {
 
     init(uid: String, isTodo: Bool, zones: ICalZones) { self.uid = uid; self.isTodo = isTodo; self.zones = zones }
 
-    /// The most occurrences one item may produce in one window (a SECONDLY rule without end).
-    static let maximumOccurrences = 20_000
-
     /// One occurrence: which component describes it, when it starts and ends, what it replaced.
     struct Occurrence {
         var component: ICalComponent
@@ -24,51 +21,81 @@ public struct ICalItem: Sendable {
 
     // MARK: alarms
 
-    func alarms(from: Instant, to: Instant, localZone: TimeZoneRules) throws(ICalError) -> [CalendarAlarm] {
+    /// The line an item's problems name: its master's BEGIN, else its first override's.
+    var line: Int { (master ?? overrides.first).map { $0.beginLine + 1 } ?? 1 }
+    var kind: String { isTodo ? "VTODO" : "VEVENT" }
+
+    /// Its alarm instants in `from ..< to`. Every step of the expansion is spent on `meter`, and
+    /// at most `alarmLimit` alarms are made: past either it throws an error with `budget` set.
+    func alarms(from: Instant, to: Instant, localZone: TimeZoneRules, meter: inout ICalMeter,
+                alarmLimit: Int) throws(ICalError) -> [CalendarAlarm] {
         if let master, isSettled(master) { return [] }
         let components = (master.map { [$0] } ?? []) + overrides
+        // Each VALARM read once: its trigger (nil: not a relative or absolute one Herald shows),
+        // its repeats, and whether it widens the window.
+        struct Alarm { var component: ICalComponent; var trigger: ICalProperty; var repeats: Int; var step: ICalDuration? }
+        var read: [[Alarm?]] = []
         // Widen the window by how far alarms lie from their occurrences, so each occurrence whose
-        // alarm falls in the range is expanded.
-        var before: Int64 = 2 * 86_400, after: Int64 = 2 * 86_400
+        // alarm falls in the range is expanded. Every term is at most 100 years (checked on reading).
+        let day: Int64 = 86_400
+        var before: Int64 = 2 * day, after: Int64 = 2 * day
         for c in components {
-            after += max(0, try duration(of: c, localZone: localZone).map { Int64($0.days) * 86_400 + $0.seconds } ?? 0)
+            let length = try duration(of: c, localZone: localZone)?.nominalSeconds ?? 0
+            var mine: [Alarm?] = []
             for alarm in c.components where alarm.name == "VALARM" {
-                guard let trigger = alarm.property("TRIGGER"), let d = ICalDuration.parse(trigger.value) else { continue }
-                let offset = Int64(d.days) * 86_400 + d.seconds
-                let repeats = Int64(Int(alarm.property("REPEAT")?.value ?? "") ?? 0)
-                let step = alarm.property("DURATION").flatMap { ICalDuration.parse($0.value) }.map { Int64($0.days) * 86_400 + $0.seconds } ?? 0
-                before = max(before, -offset + 2 * 86_400)
-                after = max(after, offset + repeats * step + 2 * 86_400)
+                guard let trigger = alarm.property("TRIGGER"), let actionText = alarm.property("ACTION")?.value.uppercased(),
+                      CalendarAlarm.Action(rawValue: actionText) != nil else { mine.append(nil); continue }
+                let (repeats, step) = try repetition(of: alarm)
+                mine.append(Alarm(component: alarm, trigger: trigger, repeats: repeats, step: step))
+                guard !isAbsolute(trigger) else { continue }
+                let offset = try ICalDuration.parse(trigger.value, name: "TRIGGER", line: trigger.lines.lowerBound + 1,
+                                                    expected: "a duration or a UTC date-time").nominalSeconds
+                let relatedToEnd = trigger.parameter("RELATED")?.uppercased() == "END"
+                let chain = Int64(step == nil ? 0 : repeats) * (step?.nominalSeconds ?? 0)
+                before = max(before, -offset + 2 * day, -(offset + chain) + 2 * day)
+                after = max(after, (relatedToEnd ? max(0, length) : 0) + offset + chain + 2 * day)
             }
+            after = max(after, length + 2 * day)
+            read.append(mine)
         }
         let window = (from - Span.seconds(after), to + Span.seconds(before))
-        let occurrences = try self.occurrences(in: window, localZone: localZone)
+        let occurrences = try self.occurrences(in: window, localZone: localZone, meter: &meter)
+        // Occurrences by the component they belong to, in order, found in one pass.
+        var byComponent: [Int: [Occurrence]] = [:]
+        for o in occurrences { byComponent[o.component.beginLine, default: []].append(o) }
         let attendees = components.contains { $0.property("ATTENDEE") != nil }
         var out: [CalendarAlarm] = []
-        for component in components {
-            let mine = occurrences.filter { $0.component.beginLine == component.beginLine }
-            for (index, alarm) in component.components.filter({ $0.name == "VALARM" }).enumerated() {
-                guard let actionText = alarm.property("ACTION")?.value.uppercased(), let action = CalendarAlarm.Action(rawValue: actionText),
-                      let trigger = alarm.property("TRIGGER") else { continue }
+        let describedCache = DescribedCache()
+        for (component, alarms) in zip(components, read) {
+            let mine = byComponent[component.beginLine] ?? []
+            let described = describedCache.read(self, component, localZone)
+            for (index, (alarm, known)) in zip(component.components.filter { $0.name == "VALARM" }, alarms).enumerated() {
+                guard let entry = known, let actionText = alarm.property("ACTION")?.value.uppercased(), let action = CalendarAlarm.Action(rawValue: actionText)
+                else { continue }
+                let trigger = entry.trigger
                 var acknowledged: Instant? = nil
                 if let ack = alarm.property("ACKNOWLEDGED"), let (c, _) = ICalValue.dateTime(Substring(ack.value)) {
                     acknowledged = Instant(seconds: c.localSeconds)
                 }
-                let repeats = max(0, min(Int(alarm.property("REPEAT")?.value ?? "") ?? 0, 1000))
-                let step = alarm.property("DURATION").flatMap { ICalDuration.parse($0.value) }
-                func emit(_ first: Instant, _ occurrence: Occurrence?, zone: TimeZoneRules) {
+                let sound = action == .audio ? alarm.property("ATTACH")?.value : nil
+                let alarmUID = alarm.property("UID")?.value
+                func emit(_ first: Instant, _ occurrence: Occurrence?, zone: TimeZoneRules) throws(ICalError) {
                     var t = first
-                    for k in 0...(step == nil ? 0 : repeats) {
-                        if k > 0, let step { t = step.added(to: t, in: zone) }
+                    for k in 0...(entry.step == nil ? 0 : entry.repeats) {
+                        try spend(&meter)
+                        if k > 0, let step = entry.step { t = step.added(to: t, in: zone) }
                         guard t >= from, t < to, acknowledged.map({ t > $0 }) ?? true else { continue }
-                        out.append(alarmValue(at: t, occurrence: occurrence, component: component, alarm: alarm, index: index,
-                                              action: action, attendees: attendees, localZone: localZone))
+                        guard out.count < alarmLimit else { throw ICalError(line: self.line, "", budget: .alarms) }
+                        try spend(&meter, ICalBudget.stepsPerAlarm)
+                        out.append(alarmValue(at: t, occurrence: occurrence, component: component, described: described, index: index,
+                                              action: action, sound: sound, alarmUID: alarmUID, attendees: attendees, localZone: localZone,
+                                              cache: describedCache))
                     }
                 }
                 let line = trigger.lines.lowerBound + 1
-                if trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || trigger.value.utf8.last == UInt8(ascii: "Z") {
+                if isAbsolute(trigger) {
                     guard let (c, utc) = ICalValue.dateTime(Substring(trigger.value)), utc else {
-                        throw ICalError(line: line, "TRIGGER '\(trigger.value)' is not a UTC date-time")
+                        throw ICalError(line: line, "TRIGGER '\(ICalValue.quoted(trigger.value))' is not a UTC date-time")
                     }
                     let at = Instant(seconds: c.localSeconds)
                     // An absolute alarm fires once; it belongs to the occurrence it falls in or
@@ -76,35 +103,89 @@ public struct ICalItem: Sendable {
                     let isSnooze = alarm.properties("RELATED-TO").contains { $0.parameter("RELTYPE")?.uppercased() == "SNOOZE" }
                     let occurrence = isSnooze ? mine.last { $0.startInstant <= at } ?? mine.first
                         : mine.first { $0.end >= at } ?? mine.last
-                    emit(at, occurrence, zone: .utc)
+                    try emit(at, occurrence, zone: .utc)
                     continue
                 }
-                guard let offset = ICalDuration.parse(trigger.value) else {
-                    throw ICalError(line: line, "TRIGGER '\(trigger.value)' is not a duration or a UTC date-time")
-                }
+                let offset = try ICalDuration.parse(trigger.value, name: "TRIGGER", line: line, expected: "a duration or a UTC date-time")
                 let relatedToEnd = trigger.parameter("RELATED")?.uppercased() == "END"
                 for occurrence in mine {
                     let zone = rules(of: occurrence.start, localZone: localZone)
-                    emit(offset.added(to: relatedToEnd ? occurrence.end : occurrence.startInstant, in: zone), occurrence, zone: zone)
+                    try emit(offset.added(to: relatedToEnd ? occurrence.end : occurrence.startInstant, in: zone), occurrence, zone: zone)
                 }
             }
         }
         return out
     }
 
-    func alarmValue(at: Instant, occurrence: Occurrence?, component: ICalComponent, alarm: ICalComponent, index: Int,
-                    action: CalendarAlarm.Action, attendees: Bool, localZone: TimeZoneRules) -> CalendarAlarm {
-        let described = occurrence?.component ?? component
-        let start = occurrence?.startInstant ?? (try? startValue(of: component)?.instant(localZone: localZone)) ?? at
+    /// A TRIGGER;VALUE=DATE-TIME (or one that ends in Z).
+    func isAbsolute(_ trigger: ICalProperty) -> Bool {
+        trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || trigger.value.utf8.last == UInt8(ascii: "Z")
+    }
+
+    /// A VALARM's REPEAT and DURATION (RFC 5545 §3.8.6.2: both or neither; a REPEAT alone
+    /// repeats nothing). Their product is a duration too, so it has the same bound.
+    func repetition(of alarm: ICalComponent) throws(ICalError) -> (repeats: Int, step: ICalDuration?) {
+        var repeats = 0
+        if let p = alarm.property("REPEAT") {
+            let digits = p.value.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && !p.value.isEmpty
+            guard digits else { throw ICalError(line: p.lines.lowerBound + 1, "REPEAT '\(ICalValue.quoted(p.value))' is not a number") }
+            guard p.value.utf8.count <= 5, let n = Int(p.value), n <= ICalBudget.maximumRepeat else {
+                throw ICalError(line: p.lines.lowerBound + 1, "REPEAT '\(ICalValue.quoted(p.value))' is out of range (at most \(ICalBudget.maximumRepeat))")
+            }
+            repeats = n
+        }
+        guard let p = alarm.property("DURATION") else { return (repeats, nil) }
+        let step = try ICalDuration.parse(p.value, name: "DURATION", line: p.lines.lowerBound + 1)
+        guard Int64(repeats) * abs(step.nominalSeconds) <= Int64(ICalBudget.maximumDurationDays) * 86_400 else {
+            throw ICalError(line: p.lines.lowerBound + 1, "REPEAT '\(repeats)' times DURATION '\(ICalValue.quoted(p.value))' is out of range (at most 100 years)")
+        }
+        return (repeats, step)
+    }
+
+    /// One step of work for this item.
+    func spend(_ meter: inout ICalMeter, _ n: Int = 1) throws(ICalError) {
+        do { try meter.spend(n) } catch { throw ICalError(line: line, "", budget: .steps) }
+    }
+
+    /// What an alarm says of the component it belongs to, read once per component rather than
+    /// once per alarm (a component may have thousands of properties).
+    struct Described {
+        var summary: String
+        var location: String?
+        var start: Instant?
+        var recurrenceID: String?
+
+        init(_ item: ICalItem, component: ICalComponent, localZone: TimeZoneRules) {
+            summary = (component.property("SUMMARY") ?? item.master?.property("SUMMARY"))?.text ?? ""
+            location = (component.property("LOCATION") ?? item.master?.property("LOCATION"))?.text.nonEmpty
+            start = (try? item.startValue(of: component)).map { $0.instant(localZone: localZone) }
+            recurrenceID = component.property("RECURRENCE-ID").flatMap { try? item.time($0) }.map { ICalItem.format($0, localZone: localZone) }
+        }
+    }
+
+    /// Each component's `Described`, made on first use.
+    final class DescribedCache {
+        var byLine: [Int: Described] = [:]
+        func read(_ item: ICalItem, _ c: ICalComponent, _ localZone: TimeZoneRules) -> Described {
+            if let d = byLine[c.beginLine] { return d }
+            let d = Described(item, component: c, localZone: localZone)
+            byLine[c.beginLine] = d
+            return d
+        }
+    }
+
+    func alarmValue(at: Instant, occurrence: Occurrence?, component: ICalComponent, described: Described, index: Int,
+                    action: CalendarAlarm.Action, sound: String?, alarmUID: String?, attendees: Bool, localZone: TimeZoneRules,
+                    cache: DescribedCache) -> CalendarAlarm {
+        // An occurrence moved by a RANGE=THISANDFUTURE override is told by that override.
+        let text = occurrence.map { cache.read(self, $0.component, localZone) } ?? described
+        let start = occurrence?.startInstant ?? described.start ?? at
         return CalendarAlarm(
             at: at, uid: uid, recurrenceID: occurrence?.recurrenceID.map { Self.format($0, localZone: localZone) },
-            summary: (described.property("SUMMARY") ?? master?.property("SUMMARY"))?.text ?? "",
-            location: (described.property("LOCATION") ?? master?.property("LOCATION"))?.text.nonEmpty,
+            summary: text.summary, location: text.location,
             start: start, allDay: occurrence?.start.isDate ?? false, isTodo: isTodo, action: action,
-            sound: action == .audio ? alarm.property("ATTACH")?.value : nil, alarmIndex: index,
-            alarmUID: alarm.property("UID")?.value,
-            componentRecurrenceID: component.property("RECURRENCE-ID").flatMap { try? time($0) }.map { Self.format($0, localZone: localZone) },
-            hasAttendees: attendees)
+            sound: sound, alarmIndex: index, alarmUID: alarmUID,
+            componentRecurrenceID: described.recurrenceID, hasAttendees: attendees)
     }
 
     /// `2026-11-23` for a date, else the UTC instant `2026-11-23T13:30:00Z`.
@@ -122,11 +203,12 @@ public struct ICalItem: Sendable {
     // MARK: occurrences
 
     /// The item's occurrences starting within `window` (and every override, wherever it lies).
-    func occurrences(in window: (Instant, Instant), localZone: TimeZoneRules) throws(ICalError) -> [Occurrence] {
+    func occurrences(in window: (Instant, Instant), localZone: TimeZoneRules, meter: inout ICalMeter) throws(ICalError) -> [Occurrence] {
         var result: [Occurrence] = []
         var overridden: [Instant: ICalComponent] = [:]
         var ranged: [(recurrenceID: ICalTime, at: Instant, component: ICalComponent)] = []
         for o in overrides {
+            try spend(&meter)
             guard let p = o.property("RECURRENCE-ID") else { continue }
             let id = try time(p)
             let at = id.instant(localZone: localZone)
@@ -153,22 +235,31 @@ public struct ICalItem: Sendable {
             return result
         }
         let masterDuration = try duration(of: master, localZone: localZone)
-        for (value, period) in try recurrences(of: master, start: start, window: window, localZone: localZone) {
+        // What each RANGE=THISANDFUTURE override does, read once (not once per occurrence).
+        var shifts: [(at: Instant, component: ICalComponent, shift: Int64, length: ICalDuration?, settled: Bool)] = []
+        for range in ranged {
+            let newStart = try startValue(of: range.component) ?? range.recurrenceID
+            shifts.append((range.at, range.component, newStart.civil.localSeconds - range.recurrenceID.civil.localSeconds,
+                           try duration(of: range.component, localZone: localZone), isSettled(range.component)))
+        }
+        var nextShift = 0  // the occurrences come in order: the latest override before each is found in one pass
+        for (value, period) in try recurrences(of: master, start: start, window: window, localZone: localZone, meter: &meter) {
+            try spend(&meter)
             let at = value.instant(localZone: localZone)
             guard overridden[at] == nil else { continue }
             var occurrence = Occurrence(component: master, start: value, startInstant: at, end: at, recurrenceID: value)
             var length = period ?? masterDuration
             // RANGE=THISANDFUTURE: the latest such override before this occurrence moves it by
             // its own shift (on the wall clock) and describes it.
-            if let range = ranged.last(where: { $0.at < at }) {
-                let newStart = try startValue(of: range.component) ?? range.recurrenceID
-                let shift = newStart.civil.localSeconds - range.recurrenceID.civil.localSeconds
-                let moved = value.with(civil: CivilTime(localSeconds: value.civil.localSeconds + shift))
+            while nextShift < shifts.count, shifts[nextShift].at < at { nextShift += 1 }
+            if nextShift > 0 {
+                let range = shifts[nextShift - 1]
+                let moved = value.with(civil: CivilTime(localSeconds: value.civil.localSeconds + range.shift))
                 occurrence.component = range.component
                 occurrence.start = moved
                 occurrence.startInstant = moved.instant(localZone: localZone)
-                length = try duration(of: range.component, localZone: localZone)
-                if isSettled(range.component) { continue }
+                length = range.length
+                if range.settled { continue }
             }
             let zone = rules(of: occurrence.start, localZone: localZone)
             occurrence.end = length.map { $0.added(to: occurrence.startInstant, in: zone) } ?? occurrence.startInstant
@@ -177,68 +268,99 @@ public struct ICalItem: Sendable {
         return result
     }
 
-    /// DTSTART, RRULE, RDATE minus EXDATE (RFC 5545 §3.8.5): the start always counts.
-    func recurrences(of master: ICalComponent, start: ICalTime, window: (Instant, Instant),
-                     localZone: TimeZoneRules) throws(ICalError) -> [(ICalTime, ICalDuration?)] {
-        var found: [Instant: (ICalTime, ICalDuration?)] = [start.instant(localZone: localZone): (start, nil)]
+    /// DTSTART, RRULE, RDATE minus EXDATE (RFC 5545 §3.8.5): the start always counts. Only
+    /// those in `window` are kept, so memory follows the window, not COUNT.
+    func recurrences(of master: ICalComponent, start: ICalTime, window: (Instant, Instant), localZone: TimeZoneRules,
+                     meter: inout ICalMeter) throws(ICalError) -> [(ICalTime, ICalDuration?)] {
+        var found: [Instant: (ICalTime, ICalDuration?)] = [:]
+        func add(_ value: ICalTime, _ length: ICalDuration?) {
+            let at = value.instant(localZone: localZone)
+            if at >= window.0, at <= window.1 { found[at] = (value, length) }
+        }
+        add(start, nil)
         let zone = rules(of: start, localZone: localZone)
         let lower = zone.civil(window.0), upper = zone.civil(window.1)
         for p in master.properties("RRULE") {
+            try spend(&meter)
             let rule: RecurrenceRule
             let startZone: ICalZone
             if case .local(_, let z) = start { startZone = z } else { startZone = .floating }
             do { rule = try RecurrenceRule.parse(p.value, zone: startZone) } catch {
                 throw ICalError(line: p.lines.lowerBound + 1, "RRULE: \(error.description)")
             }
-            var produced = 0
-            rule.expand(start: start.civil, lowerBound: lower, limit: upper, isPastUntil: { c in
-                switch rule.until {
-                case nil: return false
-                case .date(let d): return LocalDate(year: c.year, month: c.month, day: c.day) > d
-                case .utc(let u): return start.with(civil: c).instant(localZone: localZone) > u
-                case .local(let u, _): return c > u
+            do {
+                try rule.expand(start: start.civil, lowerBound: lower, limit: upper, meter: &meter, isPastUntil: { c in
+                    switch rule.until {
+                    case nil: return false
+                    case .date(let d): return LocalDate(year: c.year, month: c.month, day: c.day) > d
+                    case .utc(let u): return start.with(civil: c).instant(localZone: localZone) > u
+                    case .local(let u, _): return c > u
+                    }
+                }, exists: { c in
+                    if case .skipped = zone.resolve(c), case .local(_, .zone) = start { return false }
+                    return true
+                }) { c in
+                    add(start.with(civil: c), nil)
+                    return true
                 }
-            }, exists: { c in
-                if case .skipped = zone.resolve(c), case .local(_, .zone) = start { return false }
-                return true
-            }) { c in
-                let value = start.with(civil: c)
-                found[value.instant(localZone: localZone)] = (value, nil)
-                produced += 1
-                return produced < Self.maximumOccurrences
+            } catch {
+                if meter.isSpent { throw ICalError(line: line, "", budget: .steps) }
+                throw ICalError(line: p.lines.lowerBound + 1, "RRULE '\(ICalValue.quoted(p.value))': \(error.description)")
             }
+        }
+        var dates = 0
+        func count(_ p: ICalProperty, _ n: Int) throws(ICalError) {
+            dates += n
+            guard dates <= ICalBudget.datesPerItem else {
+                throw ICalError(line: p.lines.lowerBound + 1, "\(p.name) has over \(ICalBudget.datesPerItem) dates in the item")
+            }
+            try spend(&meter, n)
         }
         for p in master.properties("RDATE") {
             let isPeriod = p.parameter("VALUE")?.uppercased() == "PERIOD"
-            for part in p.value.split(separator: ",") {
+            let parts = p.value.split(separator: ",")
+            try count(p, parts.count)
+            for part in parts {
                 var text = part
                 var length: ICalDuration? = nil
                 if isPeriod || part.contains("/") {
                     let pieces = part.split(separator: "/", maxSplits: 1)
-                    guard pieces.count == 2 else { throw ICalError(line: p.lines.lowerBound + 1, "RDATE period '\(part)' is not START/END") }
+                    guard pieces.count == 2 else { throw ICalError(line: p.lines.lowerBound + 1, "RDATE period '\(ICalValue.quoted(part))' is not START/END") }
                     text = pieces[0]
                     let startTime = try time(p, value: pieces[0])
-                    if let d = ICalDuration.parse(String(pieces[1])) { length = d } else {
+                    if case .success(let d) = ICalDuration.read(String(pieces[1])) { length = d } else {
                         let endTime = try time(p, value: pieces[1])
-                        length = ICalDuration(seconds: (endTime.instant(localZone: localZone) - startTime.instant(localZone: localZone)).microseconds / 1_000_000)
+                        length = try span(from: startTime, to: endTime, localZone: localZone, p, value: part)
                     }
                 }
-                let value = try time(p, value: text)
-                found[value.instant(localZone: localZone)] = (value, length)
+                add(try time(p, value: text), length)
             }
         }
+        // EXDATE;VALUE=DATE excludes that day's occurrences of a timed item: the days are
+        // gathered first and the occurrences walked once.
+        var excludedDays: Set<LocalDate> = []
         for p in master.properties("EXDATE") {
-            for part in p.value.split(separator: ",") {
+            let parts = p.value.split(separator: ",")
+            try count(p, parts.count)
+            for part in parts {
                 let value = try time(p, value: part)
-                if case .date(let d) = value, !start.isDate {
-                    // A date excludes that day's occurrence of a timed item.
-                    for key in found.keys where LocalDate(key, in: rules(of: start, localZone: localZone)) == d { found.removeValue(forKey: key) }
-                } else {
-                    found.removeValue(forKey: value.instant(localZone: localZone))
-                }
+                if case .date(let d) = value, !start.isDate { excludedDays.insert(d) } else { found.removeValue(forKey: value.instant(localZone: localZone)) }
             }
         }
-        return found.filter { $0.key >= window.0 && $0.key <= window.1 }.sorted { $0.key < $1.key }.map(\.value)
+        if !excludedDays.isEmpty {
+            try spend(&meter, found.count)
+            found = found.filter { !excludedDays.contains(LocalDate($0.key, in: zone)) }
+        }
+        return found.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// `end - start` as an exact duration, at most 100 years either way.
+    func span(from start: ICalTime, to end: ICalTime, localZone: TimeZoneRules, _ p: ICalProperty, value: Substring) throws(ICalError) -> ICalDuration {
+        let seconds = end.instant(localZone: localZone).seconds - start.instant(localZone: localZone).seconds
+        guard abs(seconds) <= Int64(ICalBudget.maximumDurationDays) * 86_400 else {
+            throw ICalError(line: p.lines.lowerBound + 1, "\(p.name) '\(ICalValue.quoted(value))' is out of range (at most 100 years after the start)")
+        }
+        return ICalDuration(seconds: seconds)
     }
 
     // MARK: values
@@ -257,13 +379,16 @@ public struct ICalItem: Sendable {
         let start = try time(startProperty)
         if let endProperty = c.property(isTodo ? "DUE" : "DTEND") {
             let end = try time(endProperty)
-            if case .date(let a) = start, case .date(let b) = end { return ICalDuration(days: Int(b.dayNumber - a.dayNumber)) }
-            return ICalDuration(seconds: (end.instant(localZone: localZone) - start.instant(localZone: localZone)).microseconds / 1_000_000)
+            if case .date(let a) = start, case .date(let b) = end {
+                guard abs(b.dayNumber - a.dayNumber) <= Int64(ICalBudget.maximumDurationDays) else {
+                    throw ICalError(line: endProperty.lines.lowerBound + 1,
+                                    "\(endProperty.name) '\(ICalValue.quoted(endProperty.value))' is out of range (at most 100 years after the start)")
+                }
+                return ICalDuration(days: Int(b.dayNumber - a.dayNumber))
+            }
+            return try span(from: start, to: end, localZone: localZone, endProperty, value: Substring(endProperty.value))
         }
-        if let p = c.property("DURATION") {
-            guard let d = ICalDuration.parse(p.value) else { throw ICalError(line: p.lines.lowerBound + 1, "DURATION '\(p.value)' is not a duration") }
-            return d
-        }
+        if let p = c.property("DURATION") { return try ICalDuration.parse(p.value, name: "DURATION", line: p.lines.lowerBound + 1) }
         return start.isDate && !isTodo ? ICalDuration(days: 1) : nil
     }
 
@@ -286,13 +411,20 @@ public struct ICalItem: Sendable {
     func time(_ p: ICalProperty, value: Substring) throws(ICalError) -> ICalTime {
         let line = p.lines.lowerBound + 1
         if p.parameter("VALUE")?.uppercased() == "DATE" || value.utf8.count == 8 {
-            guard let d = ICalValue.date(value) else { throw ICalError(line: line, "\(p.name) '\(value)' is not a date") }
+            guard let d = ICalValue.date(value) else { throw ICalError(line: line, "\(p.name) '\(ICalValue.quoted(value))' is " + Self.why(value, "a date")) }
             return .date(d)
         }
-        guard let (c, utc) = ICalValue.dateTime(value) else { throw ICalError(line: line, "\(p.name) '\(value)' is not a date-time") }
+        guard let (c, utc) = ICalValue.dateTime(value) else { throw ICalError(line: line, "\(p.name) '\(ICalValue.quoted(value))' is " + Self.why(value, "a date-time")) }
         if utc { return .utc(Instant(seconds: c.localSeconds)) }
         if let tzid = p.parameter("TZID") { return .local(c, try zones.zone(tzid, line: line)) }
         return .local(c, .floating)
+    }
+}
+
+extension ICalItem {
+    /// Why a value is not a date: its year, or its form.
+    static func why(_ value: Substring, _ expected: String) -> String {
+        ICalValue.isYearOutOfRange(value) ? "out of range (years \(ICalBudget.years.lowerBound) to \(ICalBudget.years.upperBound))" : "not \(expected)"
     }
 }
 

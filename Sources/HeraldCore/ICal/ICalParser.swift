@@ -1,8 +1,12 @@
 /// A problem in an iCalendar file, at a (1-based) physical line.
 public struct ICalError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A budget an item ran out of (`ICalendarFile.alarms` words the message: the item's, or the file's).
+    public enum Budget: Sendable { case steps, alarms }
+
     public var line: Int
     public var message: String
-    public init(line: Int, _ message: String) { self.line = line; self.message = message }
+    public var budget: Budget?
+    public init(line: Int, _ message: String, budget: Budget? = nil) { self.line = line; self.message = message; self.budget = budget }
     public var description: String { "line \(line): \(message)" }
 }
 
@@ -102,14 +106,25 @@ public enum ICalParser {
             var text = lines[i]
             i += 1
             // A line that starts with a space or tab continues the one before (§3.1).
+            var length = text.utf8.count
             while i < lines.count, let c = lines[i].utf8.first, c == 32 || c == 9 {
+                length += lines[i].utf8.count - 1
+                guard length <= ICalBudget.maximumLineLength else { break }
                 text += lines[i].dropFirst()
                 i += 1
+            }
+            guard length <= ICalBudget.maximumLineLength else {
+                throw ICalError(line: first + 1, "the line is longer than \(ICalBudget.maximumLineLength >> 10) KiB once unfolded")
             }
             if text.isEmpty { continue }
             let property = try parseLine(text, lines: first..<i)
             switch property.name {
             case "BEGIN":
+                // Refused here, the tree is never deep: nothing that walks it recursively
+                // (equality, destruction) can run out of stack.
+                guard stack.count < ICalBudget.maximumNesting else {
+                    throw ICalError(line: first + 1, "BEGIN:\(ICalValue.quoted(property.value)) is nested too deep (at most \(ICalBudget.maximumNesting) levels)")
+                }
                 stack.append(ICalComponent(name: property.value.uppercased(), beginLine: first))
             case "END":
                 guard var open = stack.popLast() else { throw ICalError(line: first + 1, "END:\(property.value) without a BEGIN") }

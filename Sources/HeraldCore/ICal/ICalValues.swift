@@ -97,42 +97,69 @@ public struct ICalDuration: Sendable, Equatable, Hashable {
         return t + Span.seconds(seconds)
     }
 
-    /// Parses `[+-]P…` (`P15DT5H0M20S`, `-PT15M`, `P7W`).
+    /// Its length in seconds, counting a day as 86,400 (to widen windows and compare with bounds).
+    public var nominalSeconds: Int64 { Int64(days) * 86_400 + seconds }
+
+    /// Parses `[+-]P…` (`P15DT5H0M20S`, `-PT15M`, `P7W`); nil when it is not a duration or
+    /// is longer than `ICalBudget.maximumDurationDays`.
     public static func parse(_ text: String) -> ICalDuration? {
+        if case .success(let d) = read(text) { return d }
+        return nil
+    }
+
+    /// The value of property `name` at `line` as a duration, or an error that says why not.
+    static func parse(_ text: String, name: String, line: Int, expected: String = "a duration") throws(ICalError) -> ICalDuration {
+        switch read(text) {
+        case .success(let d): return d
+        case .failure(.notADuration): throw ICalError(line: line, "\(name) '\(ICalValue.quoted(text))' is not \(expected)")
+        case .failure(.outOfRange): throw ICalError(line: line, "\(name) '\(ICalValue.quoted(text))' is out of range (at most 100 years)")
+        }
+    }
+
+    enum Problem: Error { case notADuration, outOfRange }
+
+    /// Every number is summed with a check: no value, however long, can overflow.
+    static func read(_ text: String) -> Result<ICalDuration, Problem> {
         var u = Array(text.utf8)[...]
         var sign: Int64 = 1
         if let c = u.first, c == UInt8(ascii: "-") || c == UInt8(ascii: "+") { sign = c == UInt8(ascii: "-") ? -1 : 1; u = u.dropFirst() }
-        guard u.first == UInt8(ascii: "P") else { return nil }
+        guard u.first == UInt8(ascii: "P") else { return .failure(.notADuration) }
         u = u.dropFirst()
+        // Past this a part alone is out of range; the sum is checked against the bound at the end.
+        let cap = Int64(ICalBudget.maximumDurationDays) * 86_400 + 1
         var days: Int64 = 0, seconds: Int64 = 0
         var inTime = false
         var number: Int64? = nil
         var any = false
+        var tooLong = false
         for c in u {
             switch c {
             case 48...57:
                 let n = (number ?? 0) * 10 + Int64(c - 48)
-                guard n < 100_000_000 else { return nil }
-                number = n
+                if n > cap { tooLong = true }
+                number = min(n, cap)
             case UInt8(ascii: "T"):
-                guard !inTime, number == nil else { return nil }
+                guard !inTime, number == nil else { return .failure(.notADuration) }
                 inTime = true
             default:
-                guard let n = number else { return nil }
+                guard let n = number else { return .failure(.notADuration) }
                 switch (c, inTime) {
                 case (UInt8(ascii: "W"), false): days += 7 * n
                 case (UInt8(ascii: "D"), false): days += n
                 case (UInt8(ascii: "H"), true): seconds += 3600 * n
                 case (UInt8(ascii: "M"), true): seconds += 60 * n
                 case (UInt8(ascii: "S"), true): seconds += n
-                default: return nil
+                default: return .failure(.notADuration)
                 }
+                // Each part is at most `cap` × 7 or × 3600: the sums stay far inside Int64.
+                if days > cap || seconds > cap * 86_400 { tooLong = true; days = min(days, cap); seconds = min(seconds, cap * 86_400) }
                 number = nil
                 any = true
             }
         }
-        guard any, number == nil else { return nil }
-        return ICalDuration(days: Int(sign * days), seconds: sign * seconds)
+        guard any, number == nil else { return .failure(.notADuration) }
+        guard !tooLong, days * 86_400 + seconds <= Int64(ICalBudget.maximumDurationDays) * 86_400 else { return .failure(.outOfRange) }
+        return .success(ICalDuration(days: Int(sign * days), seconds: sign * seconds))
     }
 }
 
@@ -141,7 +168,7 @@ enum ICalValue {
     static func date(_ s: Substring) -> LocalDate? {
         let u = Array(s.utf8)
         guard u.count == 8, let y = number(u[0..<4]), let m = number(u[4..<6]), let d = number(u[6..<8]),
-              (1...12).contains(m), d >= 1, d <= CivilCalendar.daysInMonth(year: y, month: m) else { return nil }
+              ICalBudget.years.contains(y), (1...12).contains(m), d >= 1, d <= CivilCalendar.daysInMonth(year: y, month: m) else { return nil }
         return LocalDate(year: y, month: m, day: d)
     }
 
@@ -154,6 +181,18 @@ enum ICalValue {
               h <= 23, mi <= 59, se <= 60 else { return nil }
         let c = d.components
         return (CivilTime(year: c.year, month: c.month, day: c.day, hour: h, minute: mi, second: min(se, 59)), u.count == 16)
+    }
+
+    /// Whether a value that is not a date or date-time fails only for its year (`0000…`).
+    static func isYearOutOfRange(_ s: Substring) -> Bool {
+        let u = Array(s.utf8)
+        guard u.count >= 8, let y = number(u[0..<4]) else { return false }
+        return !ICalBudget.years.contains(y)
+    }
+
+    /// A value as an error quotes it: at most 40 characters, so a hostile megabyte is not echoed.
+    static func quoted<S: StringProtocol>(_ s: S) -> String {
+        s.count <= 40 ? String(s) : String(s.prefix(40)) + "…"
     }
 
     static func number(_ u: ArraySlice<UInt8>) -> Int? {

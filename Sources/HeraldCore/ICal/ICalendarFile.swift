@@ -32,10 +32,14 @@ public struct ICalendarFile: Sendable {
     public let document: ICalParser.Document
     public private(set) var items: [ICalItem] = []
     public private(set) var problems: [ICalError] = []
+    /// Its length in bytes, and so the steps its items may spend together.
+    public let size: Int
+    var stepBudget: Int { ICalBudget.steps(forFileOf: size) }
 
     /// - Throws: `ICalError` when the file as a whole cannot be read (not UTF-8, unbalanced BEGIN/END).
     public init(path: String, bytes: [UInt8]) throws(ICalError) {
         self.path = path
+        size = bytes.count
         document = try ICalParser.parse(bytes)
         let calendars = document.components.filter { $0.name == "VCALENDAR" }
         guard !calendars.isEmpty else { throw ICalError(line: 1, "no BEGIN:VCALENDAR") }
@@ -61,16 +65,45 @@ public struct ICalendarFile: Sendable {
     }
 
     /// Every DISPLAY or AUDIO alarm instant in `from ..< to`, in order; floating and all-day
-    /// times are read in `localZone`. Items that cannot be read are left out and reported in
-    /// the second result, with their line.
+    /// times are read in `localZone`. Items that cannot be read, or that run over their budget
+    /// (`ICalBudget`), are left out and reported in the second result, with their line; once the
+    /// file's own budget is spent the items left are reported together.
     public func alarms(from: Instant, to: Instant, localZone: TimeZoneRules) -> (alarms: [CalendarAlarm], problems: [ICalError]) {
+        let planned = measuredAlarms(from: from, to: to, localZone: localZone)
+        return (planned.alarms, planned.problems)
+    }
+
+    /// `alarms(from:to:localZone:)` with the steps it spent (tests check them against the budgets).
+    func measuredAlarms(from: Instant, to: Instant, localZone: TimeZoneRules) -> (alarms: [CalendarAlarm], problems: [ICalError], steps: Int) {
         var out: [CalendarAlarm] = []
         var problems = self.problems
-        for item in items {
-            do { out += try item.alarms(from: from, to: to, localZone: localZone) } catch { problems.append(error) }
+        var steps = 0
+        for (n, item) in items.enumerated() {
+            let stepLimit = min(ICalBudget.stepsPerItem, stepBudget - steps)
+            let alarmLimit = min(ICalBudget.alarmsPerItem, ICalBudget.alarmsPerFile - out.count)
+            var meter = ICalMeter(limit: stepLimit)
+            do {
+                out += try item.alarms(from: from, to: to, localZone: localZone, meter: &meter, alarmLimit: alarmLimit)
+            } catch {
+                guard let budget = error.budget else { problems.append(error); steps += min(meter.spent, stepLimit); continue }
+                let (limit, itemLimit, unit) = budget == .steps ? (stepLimit, ICalBudget.stepsPerItem, "steps")
+                    : (alarmLimit, ICalBudget.alarmsPerItem, "alarms")
+                let name = "\(item.kind) '\(ICalValue.quoted(item.uid))'"
+                if limit < itemLimit {
+                    let rest = items.count - n - 1
+                    let total = budget == .steps ? stepBudget : ICalBudget.alarmsPerFile
+                    problems.append(ICalError(line: item.line, name + (rest > 0 ? " and the \(rest) item\(rest == 1 ? "" : "s") after it are" : " is")
+                                              + " skipped: the file's budget of \(total) \(unit) is spent"))
+                    break
+                }
+                problems.append(ICalError(line: item.line, budget == .steps
+                    ? "\(name) is skipped: expanding it takes over \(itemLimit) steps (the budget of one item)"
+                    : "\(name) is skipped: it has over \(itemLimit) alarms in the window (the budget of one item)"))
+            }
+            steps += min(meter.spent, stepLimit)
         }
         out.sort { ($0.at, $0.uid, $0.recurrenceID ?? "", $0.alarmIndex) < ($1.at, $1.uid, $1.recurrenceID ?? "", $1.alarmIndex) }
-        return (out, problems)
+        return (out, problems, steps)
     }
 }
 
@@ -79,6 +112,15 @@ public struct ICalendarFile: Sendable {
 struct ICalZones: Sendable {
     /// Each VTIMEZONE by TZID, with the text that identifies its rules in the cache.
     let definitions: [String: (component: ICalComponent, key: String)]
+    /// Steps left for building this calendar's VTIMEZONEs (`ICalBudget.zoneStepsPerFile`).
+    let budget = ZoneBudget()
+
+    /// Shared by the copies of one calendar's zones (each item holds one). A zone that could not
+    /// be built is not tried again: each item that names it gets the same error.
+    final class ZoneBudget: Sendable {
+        let left = Mutex<Int>(ICalBudget.zoneStepsPerFile)
+        let failed = Mutex<[String: ICalError]>([:])
+    }
 
     init(calendar: ICalComponent) {
         var d: [String: (component: ICalComponent, key: String)] = [:]
@@ -95,10 +137,16 @@ struct ICalZones: Sendable {
         let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
         if TimeZoneRules.isPlausibleName(name), let rules = try? TimeZoneRules.cached(name) { return .zone(rules) }
         if let (definition, key) = definitions[tzid] {
-            if let rules = CustomZones.rules(for: definition, key: key) { return .zone(rules) }
-            throw ICalError(line: definition.beginLine + 1, "VTIMEZONE '\(tzid)' has no usable STANDARD or DAYLIGHT rules")
+            if let error = budget.failed.withLock({ $0[tzid] }) { throw error }
+            do throws(ICalError) {
+                if let rules = try CustomZones.rules(for: definition, key: key, budget: budget) { return .zone(rules) }
+                throw ICalError(line: definition.beginLine + 1, "VTIMEZONE '\(ICalValue.quoted(tzid))' has no usable STANDARD or DAYLIGHT rules")
+            } catch {
+                budget.failed.withLock { $0[tzid] = error }
+                throw error
+            }
         }
-        throw ICalError(line: line, "unknown time zone '\(tzid)' (not in the zone database and no VTIMEZONE)")
+        throw ICalError(line: line, "unknown time zone '\(ICalValue.quoted(tzid))' (not in the zone database and no VTIMEZONE)")
     }
 }
 
@@ -106,38 +154,75 @@ struct ICalZones: Sendable {
 enum CustomZones {
     private static let built = Mutex<[String: TimeZoneRules]>([:])
 
-    static func rules(for definition: ICalComponent, key: String) -> TimeZoneRules? {
+    /// The zone of a definition, from the cache or built with the steps left in `budget`.
+    static func rules(for definition: ICalComponent, key: String, budget: ICalZones.ZoneBudget) throws(ICalError) -> TimeZoneRules? {
         if let r = built.withLock({ $0[key] }) { return r }
-        guard let r = build(definition) else { return nil }
-        built.withLock { $0[key] = r }
+        let left = budget.left.withLock { $0 }
+        let id = ICalValue.quoted(definition.property("TZID")?.value ?? "")
+        guard left > 0 else {
+            throw ICalError(line: definition.beginLine + 1, "VTIMEZONE '\(id)' is not built: the file's budget of \(ICalBudget.zoneStepsPerFile) steps for its VTIMEZONEs is spent")
+        }
+        var meter = ICalMeter(limit: min(ICalBudget.stepsPerZone, left))
+        defer { budget.left.withLock { $0 -= min(meter.spent, meter.limit) } }
+        guard let r = try build(definition, meter: &meter) else { return nil }
+        built.withLock {
+            if $0.count >= ICalBudget.cachedZones { $0.removeAll() }
+            $0[key] = r
+        }
         return r
     }
 
-    /// A VTIMEZONE's observances expanded into transitions from 1900 to 2200.
-    static func build(_ definition: ICalComponent) -> TimeZoneRules? {
+    /// A VTIMEZONE's observances expanded into transitions from 1900 to 2200, spending a step
+    /// on `meter` for each period, day, candidate and RDATE value.
+    static func build(_ definition: ICalComponent, meter: inout ICalMeter) throws(ICalError) -> TimeZoneRules? {
         struct Transition { var at: Int64; var offset: Int; var isDST: Bool; var name: String; var from: Int }
+        let id = definition.property("TZID")?.value ?? "VTIMEZONE"
+        func overBudget() -> ICalError {
+            ICalError(line: definition.beginLine + 1, meter.limit < ICalBudget.stepsPerZone
+                ? "VTIMEZONE '\(ICalValue.quoted(id))' is not built: the file's budget of \(ICalBudget.zoneStepsPerFile) steps for its VTIMEZONEs is spent"
+                : "VTIMEZONE '\(ICalValue.quoted(id))' takes over \(ICalBudget.stepsPerZone) steps to build (the budget of one zone)")
+        }
+        func tooMany() -> ICalError {
+            ICalError(line: definition.beginLine + 1,
+                      "VTIMEZONE '\(ICalValue.quoted(id))' changes its offset over \(ICalBudget.transitionsPerZone) times from 1900 to 2200")
+        }
         var transitions: [Transition] = []
         for observance in definition.components where observance.name == "STANDARD" || observance.name == "DAYLIGHT" {
             guard let startValue = observance.property("DTSTART")?.value, let (start, _) = ICalValue.dateTime(Substring(startValue)),
-                  let from = offset(observance.property("TZOFFSETFROM")?.value), let to = offset(observance.property("TZOFFSETTO")?.value)
+                  let from = try offset(observance.property("TZOFFSETFROM")), let to = try offset(observance.property("TZOFFSETTO"))
             else { continue }
             let isDST = observance.name == "DAYLIGHT"
             let name = observance.property("TZNAME")?.text ?? ""
-            var starts: [CivilTime] = [start]
+            var starts: Set<CivilTime> = [start]
             for p in observance.properties("RDATE") {
-                for v in p.value.split(separator: ",") { if let (c, _) = ICalValue.dateTime(v) { starts.append(c) } }
+                for v in p.value.split(separator: ",") {
+                    do { try meter.spend() } catch { throw overBudget() }
+                    if let (c, _) = ICalValue.dateTime(v) { starts.insert(c) }
+                }
+                guard transitions.count + starts.count <= ICalBudget.transitionsPerZone else { throw tooMany() }
             }
             if let text = observance.property("RRULE")?.value, let rule = try? RecurrenceRule.parse(text) {
                 let limit = CivilTime(year: 2200, month: 1, day: 1)
-                rule.expand(start: start, lowerBound: CivilTime(year: 1900, month: 1, day: 1), limit: limit, isPastUntil: { c in
-                    switch rule.until {
-                    case .utc(let u): return c.localSeconds - Int64(from) > u.seconds
-                    case .some(let u): return c > u.civil
-                    case nil: return false
+                var full = false
+                do {
+                    try rule.expand(start: start, lowerBound: CivilTime(year: 1900, month: 1, day: 1), limit: limit, meter: &meter, isPastUntil: { c in
+                        switch rule.until {
+                        case .utc(let u): return c.localSeconds - Int64(from) > u.seconds
+                        case .some(let u): return c > u.civil
+                        case nil: return false
+                        }
+                    }) { c in
+                        starts.insert(c)
+                        full = transitions.count + starts.count > ICalBudget.transitionsPerZone
+                        return !full
                     }
-                }) { c in starts.append(c); return true }
+                } catch {
+                    if meter.isSpent { throw overBudget() }
+                    throw ICalError(line: observance.beginLine + 1, "VTIMEZONE '\(ICalValue.quoted(id))': RRULE '\(ICalValue.quoted(text))': \(error.description)")
+                }
+                if full { throw tooMany() }
             }
-            for c in Set(starts) { transitions.append(Transition(at: c.localSeconds - Int64(from), offset: to, isDST: isDST, name: name, from: from)) }
+            for c in starts { transitions.append(Transition(at: c.localSeconds - Int64(from), offset: to, isDST: isDST, name: name, from: from)) }
         }
         guard !transitions.isEmpty else { return nil }
         transitions.sort { $0.at < $1.at }
@@ -151,16 +236,19 @@ enum CustomZones {
                 typeIndex.append(UInt8(types.count - 1))
             }
         }
-        let id = definition.property("TZID")?.value ?? "VTIMEZONE"
         return TimeZoneRules(identifier: id, transitions: transitions.map(\.at), transitionTypes: typeIndex, types: types, footer: nil)
     }
 
-    /// `+0100`, `-0530`, `+013045`.
-    static func offset(_ text: String?) -> Int? {
-        guard let text, text.count == 5 || text.count == 7, let sign = text.first, sign == "+" || sign == "-" else { return nil }
-        let digits = Array(text.utf8.dropFirst())
-        guard let h = ICalValue.number(digits[0..<2]), let m = ICalValue.number(digits[2..<4]) else { return nil }
-        let s = digits.count == 6 ? (ICalValue.number(digits[4..<6]) ?? 0) : 0
-        return (sign == "-" ? -1 : 1) * (h * 3600 + m * 60 + s)
+    /// TZOFFSETFROM or TZOFFSETTO: `+0100`, `-0530`, `+013045`; nil when absent.
+    static func offset(_ p: ICalProperty?) throws(ICalError) -> Int? {
+        guard let p else { return nil }
+        let u = Array(p.value.utf8)
+        guard u.count == 5 || u.count == 7, u[0] == UInt8(ascii: "+") || u[0] == UInt8(ascii: "-"),
+              let h = ICalValue.number(u[1..<3]), let m = ICalValue.number(u[3..<5]), let s = u.count == 7 ? ICalValue.number(u[5..<7]) : 0
+        else { throw ICalError(line: p.lines.lowerBound + 1, "\(p.name) '\(ICalValue.quoted(p.value))' is not a UTC offset (+HHMM or -HHMM)") }
+        guard m <= 59, s <= 59, h * 3600 + m * 60 + s <= ICalBudget.maximumUTCOffset else {
+            throw ICalError(line: p.lines.lowerBound + 1, "\(p.name) '\(ICalValue.quoted(p.value))' is out of range (at most 23:59:59 either way)")
+        }
+        return (u[0] == UInt8(ascii: "-") ? -1 : 1) * (h * 3600 + m * 60 + s)
     }
 }

@@ -64,10 +64,26 @@ public struct RecurrenceRule: Sendable, Equatable {
                 rule.frequency = f
                 sawFrequency = true
             case "INTERVAL":
-                guard let n = Int(value), n >= 1 else { throw ICalRuleError("INTERVAL '\(value)' is not a positive number") }
+                guard let n = Int(value), n >= 1 else {
+                    guard value.allSatisfy(\.isNumber), !value.isEmpty, value.contains(where: { $0 != "0" }) else {
+                        throw ICalRuleError("INTERVAL '\(ICalValue.quoted(value))' is not a positive number")
+                    }
+                    throw ICalRuleError("INTERVAL '\(ICalValue.quoted(value))' is out of range (at most \(ICalBudget.maximumInterval))")
+                }
+                guard n <= ICalBudget.maximumInterval else {
+                    throw ICalRuleError("INTERVAL '\(ICalValue.quoted(value))' is out of range (at most \(ICalBudget.maximumInterval))")
+                }
                 rule.interval = n
             case "COUNT":
-                guard let n = Int(value), n >= 1 else { throw ICalRuleError("COUNT '\(value)' is not a positive number") }
+                guard let n = Int(value), n >= 1 else {
+                    guard value.allSatisfy(\.isNumber), !value.isEmpty, value.contains(where: { $0 != "0" }) else {
+                        throw ICalRuleError("COUNT '\(ICalValue.quoted(value))' is not a positive number")
+                    }
+                    throw ICalRuleError("COUNT '\(ICalValue.quoted(value))' is out of range (at most \(ICalBudget.maximumCount))")
+                }
+                guard n <= ICalBudget.maximumCount else {
+                    throw ICalRuleError("COUNT '\(ICalValue.quoted(value))' is out of range (at most \(ICalBudget.maximumCount))")
+                }
                 rule.count = n
             case "UNTIL":
                 if let d = ICalValue.date(value) {
@@ -75,7 +91,8 @@ public struct RecurrenceRule: Sendable, Equatable {
                 } else if let (c, utc) = ICalValue.dateTime(value) {
                     rule.until = utc ? .utc(Instant(seconds: c.localSeconds)) : .local(c, zone)
                 } else {
-                    throw ICalRuleError("UNTIL '\(value)' is not a date or date-time")
+                    throw ICalRuleError(ICalValue.isYearOutOfRange(value) ? "UNTIL '\(ICalValue.quoted(value))' is out of range (years 1 to 9999)"
+                                            : "UNTIL '\(ICalValue.quoted(value))' is not a date or date-time")
                 }
             case "BYSECOND": rule.bySecond = try list(0...60, allowNegative: false)
             case "BYMINUTE": rule.byMinute = try list(0...59, allowNegative: false)
@@ -120,9 +137,11 @@ public struct RecurrenceRule: Sendable, Equatable {
     /// are skipped unseen.
     /// `exists` says whether a wall-clock time exists in the zone: one in a daylight-saving gap
     /// is not an instance and is not counted (§3.3.10).
-    public func expand(start: CivilTime, lowerBound: CivilTime? = nil, limit: CivilTime,
+    /// Every period, day examined and candidate time is a step spent on `meter`; it throws when
+    /// the meter is spent or one period would hold over `ICalBudget.candidatesPerPeriod` times.
+    public func expand(start: CivilTime, lowerBound: CivilTime? = nil, limit: CivilTime, meter: inout ICalMeter,
                        isPastUntil: (CivilTime) -> Bool, exists: (CivilTime) -> Bool = { _ in true },
-                       _ body: (CivilTime) -> Bool) {
+                       _ body: (CivilTime) -> Bool) throws(ICalRuleError) {
         var byMonthDay = self.byMonthDay, byMonth = self.byMonth, byDay = self.byDay
         // The RFC's implied parts (as dateutil and libical read them).
         if byWeekNo.isEmpty, byYearDay.isEmpty, byMonthDay.isEmpty, byDay.isEmpty {
@@ -137,17 +156,29 @@ public struct RecurrenceRule: Sendable, Equatable {
         }
         let hours = frequency > .hourly ? (byHour.isEmpty ? [start.hour] : byHour.sorted()) : byHour.sorted()
         let minutes = frequency > .minutely ? (byMinute.isEmpty ? [start.minute] : byMinute.sorted()) : byMinute.sorted()
-        let seconds = frequency > .secondly ? (bySecond.isEmpty ? [start.second] : bySecond.sorted()) : bySecond.sorted()
+        // Second 60 (a leap second) names no time on Herald's clock, which has none: BYSECOND=60
+        // alone matches nothing (rather than spilling into the next minute).
+        let keptSeconds = bySecond.filter { $0 < 60 }.sorted()
+        guard bySecond.isEmpty || !keptSeconds.isEmpty else { return }
+        let seconds = frequency > .secondly ? (bySecond.isEmpty ? [start.second] : keptSeconds) : keptSeconds
         let filter = DayFilter(rule: self, byMonth: byMonth, byMonthDay: byMonthDay, byDay: byDay)
 
         var period = Period(rule: self, start: start)
         if count == nil, let lowerBound, lowerBound > start { period.skip(toward: lowerBound) }
         var emitted = 0
         var emptyPeriods = 0
+        // Times of day each kept day gives (YEARLY to DAILY), known before any is made.
+        let perDay = frequency >= .daily ? hours.count * minutes.count * seconds.count : 1
+        guard perDay <= ICalBudget.candidatesPerPeriod else { throw Self.tooManyCandidates }
         while period.startsBefore(limit) {
+            try meter.spend()
             var candidates: [CivilTime] = []
-            for day in period.days() where filter.accepts(day, in: period) {
+            for days in period.dayRanges(byMonth: byMonth) { for day in days {
+                try meter.spend()
+                guard filter.accepts(day, in: period) else { continue }
                 let (y, m, d) = CivilCalendar.civil(fromDays: day)
+                guard candidates.count + perDay <= ICalBudget.candidatesPerPeriod else { throw Self.tooManyCandidates }
+                try meter.spend(perDay)
                 switch frequency {
                 case .yearly, .monthly, .weekly, .daily:
                     for h in hours { for mi in minutes { for s in seconds {
@@ -170,7 +201,7 @@ public struct RecurrenceRule: Sendable, Equatable {
                           seconds.isEmpty || seconds.contains(period.second) else { break }
                     candidates.append(CivilTime(year: y, month: m, day: d, hour: period.hour, minute: period.minute, second: period.second))
                 }
-            }
+            } }
             if !bySetPos.isEmpty, !candidates.isEmpty {
                 let n = candidates.count
                 let picked = Set(bySetPos.compactMap { p -> Int? in
@@ -186,16 +217,20 @@ public struct RecurrenceRule: Sendable, Equatable {
                 emitted += 1
                 if let count, emitted >= count { return }
             }
-            // A rule that can never match (BYMONTHDAY=30;BYMONTH=2) must still end.
-            if emptyPeriods > 4000 && frequency >= .daily { return }
-            period.advance(dayFilter: filter)
+            // A rule that can never match (BYMONTHDAY=30;BYMONTH=2, BYSECOND=60) must still end.
+            if emptyPeriods > ICalBudget.periodsWithoutMatch { return }
+            try period.advance(dayFilter: filter, hours: hours, minutes: minutes, meter: &meter)
         }
     }
+
+    static let tooManyCandidates = ICalRuleError("it gives over \(ICalBudget.candidatesPerPeriod) times in one period", overBudget: true)
 }
 
 public struct ICalRuleError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String
-    init(_ message: String) { description = message }
+    /// A budget ran out (the rule itself may be fine).
+    public var overBudget = false
+    init(_ message: String, overBudget: Bool = false) { description = message; self.overBudget = overBudget }
 }
 
 /// Which days a rule keeps, given its period.
@@ -310,6 +345,16 @@ private struct Period {
         }
     }
 
+    /// The days to examine: those of the months a YEARLY rule keeps (31 a year, not 366), else
+    /// the period's.
+    func dayRanges(byMonth: [Int]) -> [ClosedRange<Int64>] {
+        guard rule.frequency == .yearly, !byMonth.isEmpty else { return [days()] }
+        let y = Int(index)
+        return Set(byMonth).sorted().map { m in
+            CivilCalendar.days(year: y, month: m, day: 1)...CivilCalendar.days(year: y, month: m, day: CivilCalendar.daysInMonth(year: y, month: m))
+        }
+    }
+
     /// The days the period spans.
     func days() -> ClosedRange<Int64> {
         switch rule.frequency {
@@ -333,17 +378,22 @@ private struct Period {
         return (hour, minute, second) <= (limit.hour, limit.minute, limit.second)
     }
 
-    /// The next period; sub-daily periods skip days the rule never keeps.
-    mutating func advance(dayFilter: DayFilter) {
+    /// The next period; sub-daily periods skip days, hours and minutes the rule never keeps
+    /// (so FREQ=SECONDLY;BYHOUR=9 does not walk every second of the other 23 hours).
+    mutating func advance(dayFilter: DayFilter, hours: [Int], minutes: [Int], meter: inout ICalMeter) throws(ICalRuleError) {
         index += step
         guard rule.frequency < .daily else { return }
-        var guardCount = 0
-        while !dayFilter.accepts(days().lowerBound, in: self), guardCount < 5000 {
-            // Jump to the first period of the next day, keeping the INTERVAL phase.
-            let perDay: Int64 = rule.frequency == .hourly ? 24 : rule.frequency == .minutely ? 1440 : 86_400
-            let nextDayIndex = (days().lowerBound + 1) * perDay
-            index += (nextDayIndex - index + step - 1) / step * step
-            guardCount += 1
+        let perDay: Int64 = rule.frequency == .hourly ? 24 : rule.frequency == .minutely ? 1440 : 86_400
+        for _ in 0..<ICalBudget.skipsPerAdvance {
+            let unit: Int64
+            if !dayFilter.accepts(days().lowerBound, in: self) { unit = perDay }
+            else if rule.frequency < .hourly, !hours.isEmpty, !hours.contains(hour) { unit = perDay / 24 }
+            else if rule.frequency < .minutely, !minutes.isEmpty, !minutes.contains(minute) { unit = 60 }
+            else { return }
+            // Jump to the first period of the next day, hour or minute, keeping the INTERVAL phase.
+            let next = (index.floorDiv(unit) + 1) * unit
+            index += (next - index + step - 1) / step * step
+            try meter.spend()
         }
     }
 }
