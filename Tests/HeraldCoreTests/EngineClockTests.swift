@@ -158,8 +158,11 @@ struct SpoolMaintenanceTests {
         try spool.prepare()
         chmod(spool.root, 0o755)
         chmod(spool.jobs, 0o750)
+        chmod(spool.new, 0o770)  // writable by the group: refused with its chmod, not changed
         let changed = spool.tightenPermissions()
         #expect(Set(changed.map(\.path)) == [spool.root, spool.jobs])
+        #expect(throws: SpoolPermissionError.self) { try spool.checkPermissions() }
+        chmod(spool.new, 0o700)
         var st = stat()
         #expect(stat(spool.root, &st) == 0 && st.st_mode & 0o777 == 0o700)
         #expect(spool.tightenPermissions().isEmpty)

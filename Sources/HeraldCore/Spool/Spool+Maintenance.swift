@@ -43,10 +43,11 @@ extension Spool {
         return complete
     }
 
-    /// Makes the spool and its directories 0700 where they are readable, writable or
-    /// searchable by others (a spool made 0755 before Herald ran shows job ids and times to
-    /// every user). Only directories of this user that are not symlinks are changed;
-    /// `checkPermissions` refuses the rest.
+    /// Makes the spool and its directories 0700 where others may read or search them but not
+    /// write (a spool made 0755 before Herald ran shows job ids and times to every user). One
+    /// that others could write is left for `checkPermissions` to refuse with the command that
+    /// fixes it: what someone else may have put there is for the user to look at first. Only
+    /// directories of this user that are not symlinks are changed.
     ///
     /// - Returns: the directories changed, with their old modes.
     @discardableResult
@@ -57,7 +58,7 @@ extension Spool {
             guard fd >= 0 else { continue }
             defer { close(fd) }
             var st = stat()
-            guard fstat(fd, &st) == 0, st.st_uid == geteuid(), st.st_mode & 0o077 != 0 else { continue }
+            guard fstat(fd, &st) == 0, st.st_uid == geteuid(), st.st_mode & 0o077 != 0, st.st_mode & 0o022 == 0 else { continue }
             if fchmod(fd, 0o700) == 0 { changed.append((dir, st.st_mode & 0o7777)) }
         }
         return changed

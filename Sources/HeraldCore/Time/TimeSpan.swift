@@ -102,8 +102,9 @@ public enum TimeSpan {
                 frac += digit * scale
                 if scale == 0 { break }
             }
-            let (t, o2) = total.addingReportingOverflow(w + frac)
-            if o2 { throw .outOfRange }
+            let (part, o2) = w.addingReportingOverflow(frac)
+            let (t, o3) = total.addingReportingOverflow(part)
+            if o2 || o3 { throw .outOfRange }
             total = t
             components += 1
         }
