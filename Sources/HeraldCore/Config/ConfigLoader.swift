@@ -173,9 +173,10 @@ public enum ConfigLoader {
     /// `limits.retention`: at least an hour, at most ten years.
     public static let retentionRange = Span.minutes(60)...Span.seconds(3660 * 86_400)
 
-    /// "from 0 to 366d".
+    /// "at most 366 days", "from 1h to 3660 days" (days counted as such: TimeSpan's years are 365.25 days).
     static func describe(_ range: ClosedRange<Span>) -> String {
-        "from \(TimeSpan.format(range.lowerBound)) to \(TimeSpan.format(range.upperBound))"
+        let days = "\(range.upperBound.microseconds / 86_400_000_000) days"
+        return range.lowerBound <= Span(microseconds: 1) ? "at most " + days : "from \(TimeSpan.format(range.lowerBound)) to " + days
     }
 
     /// The `popups.*` keys.
