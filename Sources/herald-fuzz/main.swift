@@ -3,16 +3,20 @@ import HeraldFuzz
 import Synchronization
 
 // herald-fuzz [--seconds N] [--seed S] [--target NAME[,NAME...]|all] [--budget-ms MS] [--memory-mb MB] [--regressions DIR]
+// (each target runs in a child process, `--child`, restarted with the next seed after a crash or hang)
 // herald-fuzz [--budget-ms MS] --replay TARGET FILE...
 // Fuzzes Herald's readers for a bounded time, shared equally by the targets. An input that
 // breaks a property or blows a budget is saved as a regression file and the run goes on; a
-// crash or a hang saves its input (from the signal handler or the watchdog) and ends the run.
+// crash or a hang saves its input (from the signal handler or the watchdog) and ends that child,
+// and the next one goes on from another seed.
 // Saved inputs land in DIR/<target>/ (the repository's Tests/HeraldCoreTests/Fixtures/
 // fuzz-regressions by default), where FuzzTests replays every one of them.
 
 var seconds = 30.0, seed: UInt64 = 1, targets = Fuzzer.Target.allCases
 var budget = Fuzzer.Budget(time: .seconds(1), peakMemory: 1024 << 20)
 var directory = Fuzzer.regressionDirectory
+/// One target's run in a process of its own, started by the supervising herald-fuzz.
+var child = false
 let usage = "usage: herald-fuzz [--seconds N] [--seed S] [--target \(Fuzzer.Target.allCases.map(\.rawValue).joined(separator: "|"))|all] "
     + "[--budget-ms MS] [--memory-mb MB] [--regressions DIR]\n       herald-fuzz [--budget-ms MS] --replay TARGET FILE...\n"
 var args = CommandLine.arguments.dropFirst()
@@ -21,8 +25,11 @@ while let arg = args.popFirst() {
     case "--seconds": seconds = Double(args.popFirst() ?? "") ?? seconds
     case "--seed": seed = UInt64(args.popFirst() ?? "") ?? seed
     case "--budget-ms": budget.time = .milliseconds(Int(args.popFirst() ?? "") ?? 1000)
-    case "--memory-mb": budget.peakMemory = (Int(args.popFirst() ?? "") ?? 1024) << 20
+    case "--memory-mb":
+        let mb = Int(args.popFirst() ?? "") ?? 1024
+        budget.peakMemory = mb > 0 ? mb << 20 : nil  // 0: not watched
     case "--regressions": directory = args.popFirst() ?? directory
+    case "--child": child = true
     case "--replay":
         // herald-fuzz --replay TARGET FILE...: runs kept inputs once and says what each does.
         let target = Fuzzer.Target(rawValue: args.popFirst() ?? "")
@@ -78,10 +85,73 @@ func saveCurrent(kind: StaticString) {
     _ = write(2, "\n", 1)
 }
 
+/// Tells the supervisor how many inputs ran, as "herald-fuzz-child: N executions" on stdout
+/// (async-signal-safe: digits written by hand).
+func reportExecutions() {
+    var digits = [UInt8](repeating: 0, count: 24)
+    var n = started.load(ordering: .relaxed), k = digits.count
+    repeat { k -= 1; digits[k] = UInt8(48 + n % 10); n /= 10 } while n > 0
+    _ = write(1, "herald-fuzz-child: ", 19)
+    digits.withUnsafeBufferPointer { _ = write(1, $0.baseAddress! + k, 24 - k) }
+    _ = write(1, " executions\n", 12)
+}
+
+/// Runs each target in a child process for its share of the time, starting another (with the
+/// next seed) when one crashes or hangs, so one finding does not end a long run; sums what they did.
+@MainActor func supervise() -> Never {
+    let perTarget = seconds / Double(targets.count)
+    var report: [String] = []
+    var total = 0
+    for target in targets {
+        let clock = ContinuousClock()
+        let begin = clock.now
+        var executions = 0, findings = 0, deaths = 0
+        var elapsed: Double { let d = begin.duration(to: clock.now).components; return Double(d.seconds) + Double(d.attoseconds) / 1e18 }
+        while perTarget - elapsed > 0.5 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0].hasPrefix("/") ? CommandLine.arguments[0]
+                                        : FileManager.default.currentDirectoryPath + "/" + CommandLine.arguments[0])
+            process.arguments = ["--child", "--target", target.rawValue, "--seed", String(seed &+ UInt64(deaths) &* 7919),
+                                 "--seconds", String(perTarget - elapsed), "--budget-ms", String(budget.time.components.seconds * 1000
+                                 + budget.time.components.attoseconds / 1_000_000_000_000_000),
+                                 "--memory-mb", String((budget.peakMemory ?? 0) >> 20), "--regressions", directory]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            do { try process.run() } catch { print("herald-fuzz: cannot start a child: \(error)"); exit(70) }
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            for line in output.split(separator: "\n") {
+                if line.hasPrefix("herald-fuzz-child: ") {
+                    let words = line.split(separator: " ")
+                    executions += Int(words[1]) ?? 0
+                    if words.count >= 5 { findings += Int(words[3]) ?? 0 }
+                } else {
+                    print(line)
+                }
+            }
+            if process.terminationStatus == 2 || process.terminationStatus == 3 { deaths += 1; findings += 1 }
+            else if process.terminationStatus != 0 && process.terminationStatus != 1 { print("herald-fuzz: child ended with \(process.terminationStatus)"); break }
+        }
+        total += findings
+        report.append("\(target.rawValue): \(executions) executions in \(String(format: "%.1f", elapsed)) s "
+                      + "(\(Int(Double(executions) / max(elapsed, 0.001)))/s), \(findings) finding\(findings == 1 ? "" : "s")"
+                      + (deaths > 0 ? " (\(deaths) crash\(deaths == 1 ? "" : "es") or hang\(deaths == 1 ? "" : "s"))" : ""))
+    }
+    print("herald-fuzz: seed \(seed), \(Int(seconds)) s; executions per target:")
+    for line in report { print("  " + line) }
+    if total > 0 {
+        print("herald-fuzz: \(total) finding(s) saved under \(directory)/<target>/; FuzzTests replays them (commit them with the fix)")
+        exit(1)
+    }
+    exit(0)
+}
+if !child { supervise() }
+
 for sig in [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT, SIGFPE] {
     signal(sig) { _ in
         _ = write(2, "herald-fuzz: crashed\n", 21)
         saveCurrent(kind: "crash")
+        reportExecutions()
         _exit(2)
     }
 }
@@ -98,6 +168,7 @@ Thread.detachNewThread {
         if still >= hangAfter && now > 0 {
             _ = write(2, "herald-fuzz: an input hangs\n", 28)
             saveCurrent(kind: "hang")
+            reportExecutions()
             _exit(3)
         }
     }
@@ -125,6 +196,7 @@ for target in targets {
         do { try fuzzer.run(iterations: 100) } catch {
             targetFindings += 1
             print("herald-fuzz: \(error)")
+            fflush(nil)  // the supervisor reads a pipe, and a later crash would lose a buffered line
             saveCurrent(kind: error.kind == .budget ? "budget" : "property")
             // Peak memory only grows: once past the budget every later input would be blamed.
             if error.kind == .budget, error.problem.contains("peak memory") { fuzzer.budget.peakMemory = nil }
@@ -134,12 +206,8 @@ for target in targets {
     findings += targetFindings
     let line = "\(target.rawValue): \(fuzzer.executions) executions in \(String(format: "%.1f", took)) s "
         + "(\(Int(Double(fuzzer.executions) / max(took, 0.001)))/s), \(targetFindings) finding\(targetFindings == 1 ? "" : "s")"
-    print("herald-fuzz: " + line)
     report.append(line)
 }
-print("herald-fuzz: seed \(seed), \(Int(seconds)) s; executions per target:")
-for line in report { print("  " + line) }
-if findings > 0 {
-    print("herald-fuzz: \(findings) finding(s) saved under \(directory)/<target>/; FuzzTests replays them (commit them with the fix)")
-    exit(1)
-}
+print("herald-fuzz-child: \(started.load(ordering: .relaxed)) executions \(findings) findings")
+fflush(nil)
+exit(findings > 0 ? 1 : 0)

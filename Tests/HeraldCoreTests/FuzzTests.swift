@@ -17,6 +17,8 @@ struct FuzzTests {
     static let unsafeToReplay: Set<String> = [
         // RecurrenceRule expands a VTIMEZONE's rules from 1601 without a budget (ICal/*, being bounded).
         "calendar/vtimezone-rrule-hang.bin",
+        // A VTIMEZONE rule every 15 minutes from 1601: 8.7 s and 2.3 GiB in a release build (same cause).
+        "calendar/vtimezone-15min-rule-budget.bin",
         // RRULE INTERVAL=9223372036854775807: Period.step and skip(toward:) overflow (ICal/RecurrenceRule.swift).
         "calendar/rrule-interval-int64-max.bin",
         // '9223372036854.8540': the whole and fractional parts are added unchecked (Time/TimeSpan.swift:105, in progress).
