@@ -21,6 +21,8 @@ struct FuzzTests {
         "calendar/vtimezone-15min-rule-budget.bin",
         // RRULE INTERVAL=9223372036854775807: Period.step and skip(toward:) overflow (ICal/RecurrenceRule.swift).
         "calendar/rrule-interval-int64-max.bin",
+        // BYDAY=-9223372036854775808SU: abs(Int.min) traps in RecurrenceRule.parse (ICal/RecurrenceRule.swift:100).
+        "calendar/byday-ordinal-int-min.bin",
         // '9223372036854.8540': the whole and fractional parts are added unchecked (Time/TimeSpan.swift:105, in progress).
         "span/fraction-overflow.bin",
     ]
