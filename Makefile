@@ -92,11 +92,16 @@ order-file: release
 	rm -f .build/release/herald
 	$(SWIFT) build $(RELEASE_FLAGS) --product herald
 
-## Fuzz the job decoder, span parser, calendar parser and time phrases for FUZZ_SECONDS (a short seeded
-## run is part of `make test`). A crash saves its input to fuzz-crash-<target>.bin.
+## Fuzz for FUZZ_SECONDS (shared by the targets; FUZZ_TARGETS picks some: job span event phrase
+## calendar config) from FUZZ_SEED; a short seeded run is part of `make test`. An input that
+## crashes, hangs, breaks a property or takes over FUZZ_BUDGET_MS is saved under
+## Tests/HeraldCoreTests/Fixtures/fuzz-regressions/<target>/, where FuzzTests replays it.
+## Prints the executions per target at the end.
+FUZZ_TARGETS ?= all
+FUZZ_BUDGET_MS ?= 1000
 fuzz: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product herald-fuzz
-	.build/release/herald-fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
+	.build/release/herald-fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --target $(FUZZ_TARGETS) --budget-ms $(FUZZ_BUDGET_MS)
 
 ## Build in release and run heraldd in the foreground.
 run: release

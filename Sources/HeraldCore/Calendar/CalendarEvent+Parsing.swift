@@ -219,6 +219,11 @@ extension CalendarEvent {
                 _ = s.take(1)
                 repeatEvery = try decimal(&s, usec: usec, field: field)
                 guard repeatEvery > 0 else { throw CalendarError("the repetition in '\(itemStart.upTo(s))' must be greater than 0") }
+                // systemd takes repetitions down to a microsecond; Herald fires at most once a
+                // second (`*:*:0/0.001` would be a thousand popups a second).
+                if usec && repeatEvery < Self.usecPerSecond {
+                    throw CalendarError("the seconds repetition in '\(itemStart.upTo(s))' is shorter than a second: Herald fires at most once a second")
+                }
             } else {
                 if start > Int(Int32.max) - repeatEvery { throw CalendarError("'\(itemStart.upTo(s))' is too large") }
                 if usec && stop >= 0 && start + repeatEvery > stop {
@@ -300,6 +305,35 @@ extension CalendarEvent {
         try Self.check(hour, "hour", 0, 23, endOfMonth: false)
         try Self.check(minute, "minute", 0, 59, endOfMonth: false)
         try Self.check(microsecond, "second", 0, 60 * Self.usecPerSecond - 1, endOfMonth: false)
+        try checkOncePerSecond()
+    }
+
+    /// Every value a checked chain takes, in order (at most 60 per item: repetitions of the
+    /// seconds are a second or longer by now).
+    static func values(_ chain: [Component], limit: Int) -> [Int] {
+        var out: [Int] = []
+        for c in chain {
+            guard c.repeatEvery > 0 else { out.append(c.start); continue }
+            var v = c.start
+            while v <= (c.stop >= 0 ? c.stop : limit) { out.append(v); v += c.repeatEvery }
+        }
+        return Array(Set(out)).sorted()
+    }
+
+    /// Refuses seconds less than a second apart (`*:*:0.2,0.7`): each would be its own popup.
+    /// The last seconds of a minute and the first of the next count too when two consecutive
+    /// minutes can match.
+    func checkOncePerSecond() throws(CalendarError) {
+        guard let microsecond else { return }
+        let seconds = Self.values(microsecond, limit: 60 * Self.usecPerSecond - 1)
+        func show(_ v: Int) -> String { v % Self.usecPerSecond == 0 ? String(v / Self.usecPerSecond) : String(Double(v) / Double(Self.usecPerSecond)) }
+        func refuse(_ a: Int, _ b: Int) -> CalendarError {
+            CalendarError("the seconds \(show(a)) and \(show(b)) are less than a second apart: Herald fires at most once a second")
+        }
+        for (a, b) in zip(seconds, seconds.dropFirst()) where b - a < Self.usecPerSecond { throw refuse(a, b) }
+        guard let first = seconds.first, let last = seconds.last, first + 60 * Self.usecPerSecond - last < Self.usecPerSecond else { return }
+        let minutes = minute.map { Set(Self.values($0, limit: 59)) }
+        if minutes.map({ m in m.contains { m.contains(($0 + 1) % 60) } }) ?? true { throw refuse(last, first) }
     }
 
     static func check(_ chain: [Component]?, _ field: String, _ from: Int, _ limit: Int, endOfMonth: Bool) throws(CalendarError) {

@@ -4,6 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why the configuration was refused: names the file (or variable), the key and the reason.
 public struct ConfigError: Error, Equatable, CustomStringConvertible {
@@ -87,18 +90,45 @@ public enum ConfigLoader {
             let herald = environment.filtered(prefix: "HERALD_")
             return try build(path: path, environment: environment) { herald.isEmpty ? nil : herald[environmentName(for: $0)] }
         }
-        var providers: [any ConfigProvider] = [
+        let providers: [any ConfigProvider] = [
             EnvironmentVariablesProvider(environmentVariables: environment.dictionary(withPrefix: "HERALD_"))
                 .prefixKeys(with: "herald"),
         ]
-        if exists {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw ConfigError("cannot read config '\(path)': permission denied")
-            }
-            let entries = try checkStructure(data, path: path)
-            let values = ConfigYAML.flatten(entries).map { (AbsoluteConfigKey(ConfigKey($0.key)), ConfigValue(.string($0.value), isSecret: false)) }
-            providers.append(InMemoryProvider(name: "file:" + path, values: Dictionary(uniqueKeysWithValues: values)))
+        // A config file is a few hundred bytes; one past the bound is not read at all.
+        var st = stat()
+        if stat(path, &st) == 0, st.st_size > maximumFileSize {
+            throw ConfigError("cannot read config '\(path)': it is \(st.st_size) bytes; the most is \(maximumFileSize)")
         }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError("cannot read config '\(path)': permission denied")
+        }
+        return try load(contents: data, path: path, environment: environment, providers: providers)
+    }
+
+    /// The most bytes a config file may hold.
+    public static let maximumFileSize = 256 * 1024
+
+    /// Loads the configuration from a config file's bytes (`path` only names it in messages),
+    /// with the `HERALD_*` variables of `environment` above it.
+    ///
+    /// - Throws: `ConfigError` naming the file or variable, the key and the reason.
+    public static func load(contents data: Data, path: String, environment: Environment) throws(ConfigError) -> HeraldConfig {
+        let providers: [any ConfigProvider] = [
+            EnvironmentVariablesProvider(environmentVariables: environment.dictionary(withPrefix: "HERALD_"))
+                .prefixKeys(with: "herald"),
+        ]
+        return try load(contents: data, path: path, environment: environment, providers: providers)
+    }
+
+    static func load(contents data: Data, path: String, environment: Environment,
+                     providers environmentProviders: [any ConfigProvider]) throws(ConfigError) -> HeraldConfig {
+        guard data.count <= maximumFileSize else {
+            throw ConfigError("cannot read config '\(path)': it is \(data.count) bytes; the most is \(maximumFileSize)")
+        }
+        var providers = environmentProviders
+        let entries = try checkStructure(data, path: path)
+        let values = ConfigYAML.flatten(entries).map { (AbsoluteConfigKey(ConfigKey($0.key)), ConfigValue(.string($0.value), isSecret: false)) }
+        providers.append(InMemoryProvider(name: "file:" + path, values: Dictionary(uniqueKeysWithValues: values)))
         let reader = ConfigReader(providers: providers)
         return try build(path: path, environment: environment) { reader.string(forKey: ConfigKey($0)) }
     }
@@ -134,6 +164,21 @@ public enum ConfigLoader {
         return entries
     }
 
+    /// `defaults.lead`: as far ahead as a job's own warnings may be.
+    public static let leadRange = Span.zero...Span.seconds(366 * 86_400)
+    /// `defaults.snooze` and each of `popups.snoozeChoices`.
+    public static let snoozeRange = Span(microseconds: 1)...Span.seconds(366 * 86_400)
+    /// `catchUp.grace`.
+    public static let graceRange = Span.zero...Span.seconds(366 * 86_400)
+    /// `limits.retention`: at least an hour, at most ten years.
+    public static let retentionRange = Span.minutes(60)...Span.seconds(3660 * 86_400)
+
+    /// "at most 366 days", "from 1h to 3660 days" (days counted as such: TimeSpan's years are 365.25 days).
+    static func describe(_ range: ClosedRange<Span>) -> String {
+        let days = "\(range.upperBound.microseconds / 86_400_000_000) days"
+        return range.lowerBound <= Span(microseconds: 1) ? "at most " + days : "from \(TimeSpan.format(range.lowerBound)) to " + days
+    }
+
     /// The `popups.*` keys.
     static func popups(_ config: inout HeraldConfig, _ value: (String) -> (text: String, source: String)?) throws(ConfigError) {
         if let v = value("popups.snoozeChoices") {
@@ -142,6 +187,9 @@ public enum ConfigLoader {
                 for part in v.text.split(separator: ",") {
                     guard let span = try? TimeSpan.parse(String(part)), span >= .seconds(1) else {
                         throw ConfigError("\(v.source): \"\(String(part).trimmingSpaces)\" is not a time span of 1s or more (write e.g. 5m, 1h, or none)")
+                    }
+                    guard snoozeRange.contains(span) else {
+                        throw ConfigError("\(v.source): \"\(String(part).trimmingSpaces)\" is out of range: \(describe(snoozeRange))")
                     }
                     choices.append(span)
                 }
@@ -225,28 +273,27 @@ public enum ConfigLoader {
         }
         if let v = value("profile.name") { config.profile.name = v.text.isEmpty ? nil : v.text }
         if let v = value("profile.address") { config.profile.address = v.text.isEmpty ? nil : v.text }
-        if let v = value("defaults.lead") {
-            do { config.lead = try TimeSpan.parse(v.text) } catch {
-                throw ConfigError("\(v.source): \"\(v.text)\" is not a time span: \(error)")
-            }
-        }
-        if let v = value("defaults.snooze") {
-            do { config.snooze = try TimeSpan.parse(v.text) } catch {
-                throw ConfigError("\(v.source): \"\(v.text)\" is not a time span: \(error)")
-            }
-            guard config.snooze > .zero else { throw ConfigError("\(v.source): the snooze span must be longer than 0") }
-        }
-        func span(_ key: String, _ keyPath: WritableKeyPath<HeraldConfig, Span>) throws(ConfigError) {
+        // Every span is bounded, so the daemon's arithmetic with it (now − grace, a snooze's
+        // end, an arrival − lead) stays within the years an instant holds.
+        func span(_ key: String, _ keyPath: WritableKeyPath<HeraldConfig, Span>, _ range: ClosedRange<Span>) throws(ConfigError) {
             guard let v = value(key) else { return }
-            do { config[keyPath: keyPath] = try TimeSpan.parse(v.text) } catch {
+            let span: Span
+            do { span = try TimeSpan.parse(v.text) } catch {
                 throw ConfigError("\(v.source): \"\(v.text)\" is not a time span: \(error)")
             }
+            guard range.contains(span) else { throw ConfigError("\(v.source): \"\(v.text)\" is out of range: \(Self.describe(range))") }
+            config[keyPath: keyPath] = span
         }
-        try span("catchUp.grace", \.catchUpGrace)
-        try span("limits.retention", \.retention)
-        if config.retention < .minutes(60) {
-            throw ConfigError("\(value("limits.retention")!.source): keep records at least 1h")
+        try span("defaults.lead", \.lead, Self.leadRange)
+        if let v = value("defaults.snooze"), (try? TimeSpan.parse(v.text)) == .zero {
+            throw ConfigError("\(v.source): the snooze span must be longer than 0")
         }
+        try span("defaults.snooze", \.snooze, Self.snoozeRange)
+        try span("catchUp.grace", \.catchUpGrace, Self.graceRange)
+        if let v = value("limits.retention"), let r = try? TimeSpan.parse(v.text), r < .minutes(60) {
+            throw ConfigError("\(v.source): keep records at least 1h")
+        }
+        try span("limits.retention", \.retention, Self.retentionRange)
         if let v = value("habits.weekStart") {
             let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
             let text = v.text.trimmingSpaces.lowercased()

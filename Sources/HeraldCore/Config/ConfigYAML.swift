@@ -49,6 +49,7 @@ public enum ConfigYAML {
     static func mapping(_ index: inout Int, _ lines: [(number: Int, indent: Int, content: String)], indent: Int)
         throws(SyntaxError) -> [(key: String, line: Int, value: Node)] {
         var entries: [(key: String, line: Int, value: Node)] = []
+        var seen: Set<String> = []  // a set: searching the list made a file of many keys quadratic
         while index < lines.count {
             let line = lines[index]
             if line.indent < indent { break }
@@ -62,7 +63,7 @@ public enum ConfigYAML {
             }
             let key = try scalar(String(line.content[..<colon]).trimmingSpaces, line: line.number)
             if key.isEmpty { throw SyntaxError(line: line.number, reason: "a key is empty") }
-            if entries.contains(where: { $0.key == key }) { throw SyntaxError(line: line.number, reason: "key '\(key)' appears twice") }
+            if !seen.insert(key).inserted { throw SyntaxError(line: line.number, reason: "key '\(key)' appears twice") }
             let rest = String(line.content[line.content.index(after: colon)...]).trimmingSpaces
             index += 1
             if rest.isEmpty {

@@ -69,7 +69,9 @@ extension LoopHabit {
             if contents.skipped.contains(day) || contents.isPaused(on: day) {
                 entries[day] = Self.skip
             } else if isNumerical {
-                entries[day] = Int((history.amount(on: day) * 1000).rounded())
+                // Loop keeps thousandths in an Int; an amount past what that holds is written as the most it holds.
+                let milli = (history.amount(on: day) * 1000).rounded()
+                entries[day] = milli.isFinite && abs(milli) < 9e15 ? Int(milli) : (milli > 0 ? Int(9e15) : 0)
             } else if contents.days.contains(day) {
                 entries[day] = Self.yesManual
             }
@@ -81,7 +83,8 @@ extension LoopHabit {
     public func heraldHabit(now: Instant, zone: TimeZoneRules) throws(LoopImportError) -> (job: Job, log: [HabitLog.Entry], note: String?) {
         let title = name.trimmingSpaces
         guard !title.isEmpty else { throw LoopImportError("habit at position \(position) has no name") }
-        guard numerator >= 1, denominator >= 1, numerator <= denominator else {
+        // N in M days is counted over a window of M days: a year at most, as `--times` takes it.
+        guard numerator >= 1, denominator >= 1, numerator <= denominator, denominator <= 366 else {
             throw LoopImportError("habit '\(title)': frequency \(numerator)/\(denominator) is not one Herald can keep (N times in M days, N ≤ M)")
         }
         var job = Job(kind: .habit, title: title)
@@ -280,6 +283,10 @@ public enum LoopCSV {
             guard let position = Int(r[0]), let num = Int(r[modern ? 5 : 4]), let den = Int(r[modern ? 6 : 5]) else {
                 throw LoopImportError("Habits.csv: line \(line): position or frequency is not a number")
             }
+            // Bounded so position − 1 and the folder number cannot overflow.
+            guard (1...99_999).contains(position) else {
+                throw LoopImportError("Habits.csv: line \(line): position '\(r[0])' is out of range: from 1 to 99999")
+            }
             h.position = position - 1
             h.numerator = num
             h.denominator = den
@@ -362,7 +369,14 @@ extension LoopHabit {
                     guard case .array(let pair) = r, pair.count == 2, case .number(let ms) = pair[0], case .number(let v) = pair[1] else {
                         throw LoopImportError("habit '\(habit.name)': a repetition is not a timestamp and a value")
                     }
-                    // Loop stores the local day as that day's midnight in UTC, in milliseconds.
+                    // Loop stores the local day as that day's midnight in UTC, in milliseconds;
+                    // both numbers are checked before they become integers (years 1 to 9999).
+                    guard ms.isFinite, ms >= -62_135_596_800_000, ms < 253_402_300_800_000 else {
+                        throw LoopImportError("habit '\(habit.name)': repetition time '\(ms)' is out of range: years 1 to 9999")
+                    }
+                    guard v.isFinite, v == v.rounded(), abs(v) < 1e15 else {
+                        throw LoopImportError("habit '\(habit.name)': repetition value '\(v)' is not a whole number below 10^15")
+                    }
                     habit.entries[LocalDate(dayNumber: Int64((ms / 86_400_000).rounded(.down)))] = Int(v)
                 }
             }

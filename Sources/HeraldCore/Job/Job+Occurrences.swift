@@ -68,7 +68,14 @@ public struct JobSchedule: Sendable {
         }
         self.calendars = calendars
         var warnings = job.warn
-        if job.kind == .delivery { warnings.append(job.effectiveLead(defaultLead: defaultLead)) }
+        if job.kind == .delivery {
+            // The lead is subtracted from the arrival: bounded as a warning is, so no time is out of reach.
+            let lead = job.effectiveLead(defaultLead: defaultLead)
+            guard lead <= Job.warningRange.upperBound else {
+                throw JobError("field 'lead' is out of range", value: "'\(TimeSpan.format(lead))'", detail: "longer than 366 days")
+            }
+            warnings.append(lead)
+        }
         self.warnings = Array(Set(warnings.filter { $0 > .zero })).sorted(by: >)
         alarmTimes = job.kind == .calendar ? Array(Set(job.alarms.map(\.at))).sorted() : []
     }

@@ -15,7 +15,8 @@ public struct MessageRenderer: Sendable {
     /// Whole minutes from `now` until `arrival`, rounded up, never negative.
     public static func minutesLeft(until arrival: Instant, now: Instant) -> Int {
         let us = (arrival - now).microseconds
-        return us <= 0 ? 0 : Int((us + 59_999_999) / 60_000_000)
+        // Rounded up without adding first: an arrival at the end of time must not overflow.
+        return us <= 0 ? 0 : Int(us / 60_000_000 + (us % 60_000_000 == 0 ? 0 : 1))
     }
 
     /// A job fired more than this after its due time is marked late.

@@ -67,8 +67,15 @@ public enum ISO8601 {
     /// Parses a timestamp that must carry an offset or `Z` (the job format's `at`).
     public static func parseInstant(_ text: String) -> Instant? {
         guard let p = parse(text), let offset = p.offsetSeconds else { return nil }
-        return Instant(microseconds: (p.civil.localSeconds - Int64(offset)) * 1_000_000 + Int64(p.civil.microsecond))
+        let instant = Instant(microseconds: (p.civil.localSeconds - Int64(offset)) * 1_000_000 + Int64(p.civil.microsecond))
+        // Only what `format` can write back in UTC: 9999-12-31T23:00-14:00 is in the year 10000 there.
+        guard instantRange.contains(instant) else { return nil }
+        return instant
     }
+
+    /// Instants whose UTC year has four digits (0000 to 9999).
+    public static let instantRange = Instant(seconds: CivilCalendar.days(year: 0, month: 1, day: 1) * 86_400)
+        ... Instant(microseconds: CivilCalendar.days(year: 10_000, month: 1, day: 1) * 86_400_000_000 - 1)
 
     /// Formats `instant` at the given UTC offset: `2026-11-22T14:05:00+01:00`.
     /// Fractions appear only when present (milliseconds, or microseconds when needed).
