@@ -99,8 +99,8 @@ extension Fuzzer {
                 _ = request.expiry.milliseconds
                 // Snooze and repeat as the engine does them: the same occurrence, again later.
                 for length in [config.snooze] + config.popups.snoozeChoices + (job.repeat.map { [$0] } ?? []) {
-                    // Checked first, so the fuzzer reports it and goes on: today Instant + Span
-                    // traps on overflow (the span should have been refused).
+                    // Instant + Span saturates rather than trap; a sum past the ends of Int64
+                    // still means a span got past its bound (Job+Limits), which is a finding.
                     guard !shownAt.microseconds.addingReportingOverflow(length.microseconds).overflow else {
                         throw finding(target, input, Self.snoozeOverflow + " '\(TimeSpan.format(length))' at \(shownAt)")
                     }

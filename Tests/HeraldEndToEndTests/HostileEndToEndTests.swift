@@ -138,7 +138,13 @@ struct HostileEndToEndTests {
         for (k, c) in Self.calendarCases.enumerated() {
             let cpu = stage.cpuSeconds()
             let file = "\(c.name).ics"
-            try stage.writeCalendar(file, Self.calendar(bad: c.bad, good: "Good \(k)", extra: c.extra))
+            if c.name.hasPrefix("nested") {
+                // Refused as a whole (no tree is built that deep): the good item is in a file of its own.
+                try stage.writeCalendar(file, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + c.bad + "END:VCALENDAR\r\n")
+                try stage.writeCalendar("beside-\(file)", Self.calendar(bad: "", good: "Good \(k)"))
+            } else {
+                try stage.writeCalendar(file, Self.calendar(bad: c.bad, good: "Good \(k)", extra: c.extra))
+            }
             #expect(try waitUntil(timeout: 20) { try stage.server.notifications().contains { $0.summary.hasPrefix("Good \(k) ") } },
                     "\(c.name): the good item's alarm was not shown")
             #expect(stage.daemon.isRunning, "\(c.name): heraldd stopped: \(stage.daemon.log.suffix(2000))")
@@ -162,7 +168,7 @@ struct HostileEndToEndTests {
 
     @Test func hostileCalendarFilesAreRefusedByCalendarCheckWithTheirLine() throws {
         let scene = try Scene(server: false)
-        for c in Self.calendarCases where ["trigger-weeks", "repeat-max", "duration-weeks", "secondly-from-year-1", "nested-200000"].contains(c.name) {
+        for c in Self.calendarCases where ["trigger-weeks", "repeat-max", "duration-weeks", "yearly-every-part", "minutely-vtimezone", "nested-200000"].contains(c.name) {
             let path = scene.directory + "/\(c.name).ics"
             try Self.calendar(bad: c.bad, good: "Good", extra: c.extra).write(toFile: path, atomically: true, encoding: .utf8)
             let r = try scene.herald("calendar", "check", path)
