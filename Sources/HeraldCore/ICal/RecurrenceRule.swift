@@ -48,7 +48,7 @@ public struct RecurrenceRule: Sendable, Equatable {
             func list(_ range: ClosedRange<Int>, allowNegative: Bool = true) throws(ICalRuleError) -> [Int] {
                 var out: [Int] = []
                 for item in value.split(separator: ",") {
-                    guard let n = Int(item), range.contains(abs(n)), n != 0 || range.lowerBound == 0, allowNegative || n >= 0 else {
+                    guard let n = Int(item), n.magnitude <= UInt(range.upperBound), range.contains(Int(n.magnitude)), n != 0 || range.lowerBound == 0, allowNegative || n >= 0 else {
                         throw ICalRuleError("\(name) value '\(item)' is out of range")
                     }
                     out.append(n)
@@ -114,7 +114,7 @@ public struct RecurrenceRule: Sendable, Equatable {
                     let prefix = upper.dropLast(2)
                     var ordinal = 0
                     if !prefix.isEmpty {
-                        guard let n = Int(prefix), n != 0, abs(n) <= 53 else { throw ICalRuleError("BYDAY value '\(item)' has a bad ordinal") }
+                        guard let n = Int(prefix), n != 0, (-53...53).contains(n) else { throw ICalRuleError("BYDAY value '\(item)' has a bad ordinal") }
                         ordinal = n
                     }
                     rule.byDay.append(WeekdayNumber(weekday: w, ordinal: ordinal))

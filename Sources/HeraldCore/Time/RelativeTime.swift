@@ -3,7 +3,7 @@ public enum RelativeTime {
     /// "in 14 min", "2 h 10 min ago", "now".
     public static func phrase(_ t: Instant, now: Instant) -> String {
         let d = t - now
-        if abs(d.microseconds) < 1_000_000 { return "now" }
+        if d.microseconds.magnitude < 1_000_000 { return "now" }
         let text = TimeSpan.humanize(d)
         return d > .zero ? "in " + text : text + " ago"
     }

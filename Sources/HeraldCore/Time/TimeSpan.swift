@@ -134,7 +134,7 @@ public enum TimeSpan {
 
     /// A rounded, human phrase for a distance in time: "15 min", "2 h 10 min", "3 days".
     public static func humanize(_ span: Span) -> String {
-        let totalSeconds = abs(span.microseconds) / 1_000_000
+        let totalSeconds = Int64(span.microseconds.magnitude / 1_000_000)
         let minutes = (totalSeconds + 30) / 60
         if totalSeconds < 60 { return "\(totalSeconds) s" }
         if minutes < 60 { return "\(minutes) min" }
@@ -158,7 +158,7 @@ extension String {
 extension TimeSpan {
     /// A span in words: "30 minutes", "1 hour", "1 hour 30 minutes", "45 seconds", "2 days".
     public static func spoken(_ span: Span) -> String {
-        var rest = abs(span.microseconds) / 1_000_000
+        var rest = Int64(span.microseconds.magnitude / 1_000_000)
         if rest == 0 { return "less than a second" }
         var parts: [String] = []
         for (name, size) in [("day", Int64(86_400)), ("hour", 3600), ("minute", 60), ("second", 1)] where rest >= size {
