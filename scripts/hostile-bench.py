@@ -81,12 +81,14 @@ def calendar(make):
         parts.append(item)
         size += len(item)
         k += 1
-    return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//hostile-bench//EN\r\n" + "".join(parts) + good() + "END:VCALENDAR\r\n", k
+    # The good item first: past the file's budget the rest of a file is skipped, by design.
+    return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//hostile-bench//EN\r\n" + good() + "".join(parts) + "END:VCALENDAR\r\n", k
 
 
 def nested():
     n = MB // 16
-    return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + "BEGIN:X\r\n" * n + "END:X\r\n" * n + good() + "END:VCALENDAR\r\n", 1
+    # Refused whole (no tree that deep is built): the good item is in a file beside it.
+    return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + "BEGIN:X\r\n" * n + "END:X\r\n" * n + "END:VCALENDAR\r\n", 1
 
 
 def stat(pid):
@@ -109,6 +111,9 @@ def run(bindir, text, timeout=120):
         if text is not None:
             with open(os.path.join(cal, "hostile.ics"), "w", encoding="utf-8", newline="") as f:
                 f.write(text)
+            if "UID:good" not in text:
+                with open(os.path.join(cal, "good.ics"), "w", encoding="utf-8", newline="") as f:
+                    f.write("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n" + good() + "END:VCALENDAR\r\n")
         with open(os.path.join(work, "config.yaml"), "w") as f:
             f.write(f"calendars:\n  sources: {cal}\n")
         env = {"PATH": "/usr/bin:/bin", "HOME": work, "HERALD_SPOOL": os.path.join(work, "spool"),
@@ -127,7 +132,8 @@ def run(bindir, text, timeout=120):
         alive = p.poll() is None
         jobs = os.listdir(os.path.join(work, "spool", "jobs")) + os.listdir(os.path.join(work, "spool", "new"))
         log.seek(0)
-        skipped = log.read().count("Calendar file skipped")
+        text = log.read()
+        skipped = text.count("Calendar file skipped") + text.count("more problems")
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=10)
         return cpu, hwm, alive, len(jobs), skipped

@@ -118,7 +118,10 @@ struct WhenOptions: ParsableArguments {
         switch (at, inSpan) {
         case (nil, nil): throw CLIError.usage("say when: --at TIME or --in SPAN")
         case (_?, _?): throw CLIError.usage("use either --at or --in, not both")
-        case (let text?, nil): return try ctx.phrase(text, option: "--at").instant
+        case (let text?, nil):
+            let instant = try ctx.phrase(text, option: "--at").instant
+            guard instant <= Job.latestInstant else { throw CLIError.usage("--at: '\(text)' is after 9999-12-30, the latest time a job may have") }
+            return instant
         case (nil, let text?):
             let span = try parseSpan(text, option: "--in")
             guard span > .zero else { throw CLIError.usage("--in: '\(text)' is not after now: use a span above 0") }

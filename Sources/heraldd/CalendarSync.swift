@@ -55,11 +55,17 @@ final class CalendarSync: @unchecked Sendable {
         loadSetAside()
     }
 
+    static func realPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
     // MARK: the crash-loop breaker
 
     /// Reads the files set aside before, and adds the one a heraldd that died twice on it was planning.
     private func loadSetAside() {
-        if let bytes = try? FileSystem.read(setAsidePath, limit: 1 << 20) {
+        if case .success(let bytes) = spool.readChecked(setAsidePath, limit: 1 << 20) {
             for line in bytes.split(separator: UInt8(ascii: "\n")) {
                 let text = String(decoding: line, as: UTF8.self)
                 if let (version, file) = Self.splitNote(text) { setAside[file] = version }
@@ -110,7 +116,10 @@ final class CalendarSync: @unchecked Sendable {
                 logger.notice("A calendar job asked for a write-back its source does not allow; nothing written")
                 return
             }
-            guard ((try? CalendarFiles.list(source.path)) ?? []).contains(change.file) else {
+            // Listed by the source, and really inside it: a symlinked folder in a vdir may point anywhere.
+            guard ((try? CalendarFiles.list(source.path)) ?? []).contains(change.file),
+                  let real = Self.realPath(change.file), let root = Self.realPath(source.path),
+                  real == root || real.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
                 logger.notice("A calendar job asked for a write-back to a file its source does not hold; nothing written")
                 return
             }
@@ -349,6 +358,9 @@ final class CalendarSync: @unchecked Sendable {
         do { return .success(try Job.decode(Data(encoded.utf8), localZone: localZone)) } catch { return .failure(error) }
     }
 
+    /// Problems of one file logged in full; the rest are counted in one line.
+    static let problemsLogged = 10
+
     /// The most characters of a title, text, summary or location a calendar job keeps when the
     /// whole would not fit a job file (a popup shows far fewer).
     static let fittedText = 500
@@ -371,9 +383,15 @@ final class CalendarSync: @unchecked Sendable {
         let until = now + CalendarPlanner.horizon + .seconds(86_400)
         let result = calendar.alarms(from: from, to: until, localZone: localZone)
         if !result.problems.isEmpty {
-            // Each item's problem once per version of its file (the rest of the file still alarms).
-            for problem in result.problems {
+            // Each item's problem once per version of its file (the rest of the file still
+            // alarms), the first few of them: a file of thousands of bad items is one paragraph
+            // in the journal, not thousands of lines.
+            for problem in result.problems.prefix(Self.problemsLogged) {
                 report(file + ":" + String(problem.line), CalendarFileError(path: file, line: problem.line, message: problem.message).description,
+                       version: version)
+            }
+            if result.problems.count > Self.problemsLogged {
+                report(file + ":more", "\(file): \(result.problems.count - Self.problemsLogged) more problems (herald calendar check lists them)",
                        version: version)
             }
         } else {

@@ -178,7 +178,11 @@ final class Daemon: @unchecked Sendable {
     /// more, and set aside in `failed/` when heraldd died on it twice in a row.
     private func setAsideLeftover() {
         guard let (what, strikes) = WorkClaim.leftover(spool: settings.spool, name: WorkClaim.intake), what.hasPrefix("new/") else { return }
-        let name = String(what.dropFirst(4))
+        // The note is only a hint: just a plain name in new/ is ever acted on, never a path.
+        let unclaimed = String(what.dropFirst(4))
+        guard !unclaimed.isEmpty, !unclaimed.contains("/"), unclaimed != ".", unclaimed != ".." else { return }
+        let name = FileSystem.exists(settings.spool.new + "/" + unclaimed) || !unclaimed.hasSuffix(".jsonl")
+            ? unclaimed : IntakeReader.claimPrefix + unclaimed
         guard strikes >= WorkClaim.strikesToSetAside else {
             logger.warning("heraldd stopped while reading a file of new/; reading it once more", metadata: ["file": "\(what)"])
             reader.claim?.suspect(what, strikes: strikes)

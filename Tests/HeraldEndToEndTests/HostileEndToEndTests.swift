@@ -245,6 +245,29 @@ struct HostileEndToEndTests {
         #expect(try waitUntil(timeout: 15) { try scene.server!.notifications().contains { $0.summary == "After the set-aside" } })
     }
 
+    /// The breaker's notes are hints, never paths: a note naming `../jobs` moves nothing, and
+    /// a symlink or FIFO in a note's place is neither followed, truncated nor waited on.
+    @Test func aHostileNoteMovesNothingAndHangsNothing() throws {
+        let scene = try Scene()
+        try scene.startDaemon()
+        #expect(try scene.herald("remind", "--in", "1h", "Kept").status == 0)
+        #expect(waitUntil(timeout: 10) { scene.files("jobs").count == 1 })
+        _ = scene.daemon?.stop(SIGTERM)
+        let victim = scene.directory + "/victim.txt"
+        try "precious\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        try "2 new/../jobs\n".write(toFile: scene.spoolPath + "/" + WorkClaim.intake, atomically: true, encoding: .utf8)
+        unlink(scene.spoolPath + "/" + WorkClaim.calendar)
+        try FileManager.default.createSymbolicLink(atPath: scene.spoolPath + "/" + WorkClaim.calendar, withDestinationPath: victim)
+        mkfifo(scene.spoolPath + "/.planning-aside", 0o600)
+        let daemon = try scene.startDaemon()
+        #expect(scene.files("jobs").count == 1, "jobs/ was touched: \(scene.files("jobs")) \(scene.files("failed"))")
+        #expect(try scene.herald("remind", "--in", "1s", "After the notes").status == 0)
+        #expect(try waitUntil(timeout: 15) { try scene.server!.notifications().contains { $0.summary == "After the notes" } })
+        _ = daemon.stop(SIGTERM)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+        #expect(scene.files("failed").isEmpty)
+    }
+
     /// A clean stop is no strike: the file being read is read again in full.
     @Test func aCleanStopDuringIntakeSetsNothingAside() throws {
         let scene = try Scene()

@@ -48,7 +48,8 @@ public enum JobBatch {
 
     /// Decodes one line (a line longer than a job file may be is a problem).
     public static func decodeLine(_ line: Line, localZone: TimeZoneRules) -> Result<Job, Problem> {
-        if line.bytes.count > Job.maximumFileSize { return .failure(tooLong(line.number)) }
+        // Filed as a job file with its newline, which must fit too.
+        if line.bytes.count + 1 > Job.maximumFileSize { return .failure(tooLong(line.number)) }
         do { return .success(try Job.decode(Data(line.bytes), localZone: localZone)) } catch {
             return .failure(Problem(line: line.number, message: error.description, redacted: error.reason))
         }

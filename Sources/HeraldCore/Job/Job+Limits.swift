@@ -10,7 +10,10 @@ extension Job {
     public static let repeatRange = Span.seconds(1)...longestSpan
     /// A snooze (`herald snooze`, a popup's buttons, `defaults.snooze`).
     public static let snoozeRange = Span.seconds(1)...longestSpan
-    /// `--in`: a reminder within 100 years (at's own limit is the year 2037 on 32-bit builds).
-    public static let inRange = Span(microseconds: 1)...Span.seconds(100 * 366 * 86_400)
+    /// `--in`: a reminder within 100 years of 365.25 days (systemd's `y`, so `100y` is the most).
+    public static let inRange = Span(microseconds: 1)...Span.seconds(100 * 31_557_600)
+    /// The latest `at` the CLI writes: a job's time is written with its zone's offset, and
+    /// must read back as a four-digit year in any zone (9999-12-31 UTC is 10000 east of it).
+    public static let latestInstant = Instant(seconds: CivilCalendar.days(year: 9999, month: 12, day: 30) * 86_400)
 
 }

@@ -179,12 +179,16 @@ public enum FileSystem {
         for _ in 0..<8 {
             let fd: FileDescriptor
             do {
-                fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .append, .closeOnExec, .noFollow],
+                fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .append, .closeOnExec, .noFollow, .nonBlocking],
                                              permissions: [.ownerReadWrite])
             } catch { throw FileSystemError(operation: "open", path: path, errno: error) }
             defer { try? fd.close() }
-            guard flock(fd.rawValue, LOCK_SH) == 0 else { throw fail("lock", path) }
             var mine = stat(), current = stat()
+            // A FIFO or device in its place is never written to (or waited on).
+            guard fstat(fd.rawValue, &mine) == 0, mine.st_mode & S_IFMT == S_IFREG else {
+                throw FileSystemError(operation: "append to", path: path, code: EINVAL)
+            }
+            guard flock(fd.rawValue, LOCK_SH) == 0 else { throw fail("lock", path) }
             guard fstat(fd.rawValue, &mine) == 0, lstat(path, &current) == 0, mine.st_ino == current.st_ino else { continue }
             // One write(2) of the whole line: O_APPEND makes it land whole at the end.
             let bytes = Array((line + "\n").utf8)

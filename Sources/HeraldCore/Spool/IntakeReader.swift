@@ -30,7 +30,7 @@ public struct IntakeReader: Sendable {
         let names = request.names ?? spool.intakeNames()
         var singles: [IntakeFile] = []
         for name in names.sorted() where !name.hasPrefix(".") || Self.isClaimedBatch(name) {
-            claim?.begin("new/" + name)
+            claim?.begin("new/" + Self.unclaimedName(name))  // one name for a batch, claimed or not
             defer { claim?.end() }
             if name.hasSuffix(".jsonl") {
                 if !singles.isEmpty { deliver(.intakeRead(singles)); singles = [] }
@@ -82,35 +82,39 @@ public struct IntakeReader: Sendable {
         let settled = resumed ? settledSinceClaim(path) : []
         // Checked line by line as it is read; a candidate keeps where its line is, not its
         // bytes, which are read again a part at a time as the parts go out.
+        // Only the first problems are told (the reason quotes 20): a batch of ten million bad
+        // lines must not hold ten million messages.
         var problems: [JobBatch.Problem] = []
+        var problemCount = 0
+        func problem(_ p: JobBatch.Problem) { problemCount += 1; if problems.count < 100 { problems.append(p) } }
         var candidates: [IntakeCandidate] = []
-        var places: [(offset: Int, length: Int)] = []
+        var places: [(offset: Int, length: Int, hash: UInt64)] = []
         var seen = Set<String>()
         JobBatch.forEachLine(fd, { line, offset in
             let job: Job
             switch JobBatch.decodeLine(line, localZone: request.localZone) {
             case .success(let j): job = j
-            case .failure(let problem): return problems.append(problem)
+            case .failure(let p): return problem(p)
             }
             let id = job.id ?? JobBatch.defaultID(stem: stem, line: line.number)
             if settled.contains(id) { return }
             guard Job.isValidID(id), seen.insert(id).inserted else {
                 let message = "id '\(id)' appears twice"
-                return problems.append(.init(line: line.number, message: message, redacted: message))
+                return problem(.init(line: line.number, message: message, redacted: message))
             }
             do throws(JobError) {
                 let first = try Self.firstOccurrence(of: job, request, now: now)
                 candidates.append(IntakeCandidate(id: id, kind: job.kind, first: first))
-                places.append((offset, line.bytes.count))
+                places.append((offset, line.bytes.count, Self.hash(line.bytes)))
             } catch {
-                problems.append(.init(line: line.number, message: error.description, redacted: error.reason))
+                problem(.init(line: line.number, message: error.description, redacted: error.reason))
             }
-        }, tooLong: { problems.append($0) })
+        }, tooLong: { problem($0) })
         // A resumed batch was whole when it was claimed; a line that no longer fits (a schedule
         // that has ended since) has nothing left to show.
         if !problems.isEmpty && !resumed {
             problems.sort { $0.line < $1.line }
-            let reason = problems.prefix(20).map(\.description).joined(separator: "; ") + (problems.count > 20 ? "; ..." : "")
+            let reason = problems.prefix(20).map(\.description).joined(separator: "; ") + (problemCount > 20 ? "; ... (\(problemCount) problems)" : "")
             let redacted = problems.prefix(5).map { "line \($0.line): \($0.redacted)" }.joined(separator: "; ")
             return deliver(.intakeRead([.refused(file: file, IntakeRefusal(reason: reason, redacted: redacted))]))
         }
@@ -143,13 +147,24 @@ public struct IntakeReader: Sendable {
                 }
                 for k in part.indices {
                     let place = places[start + k]
-                    part[k].line = Array(bytes[(place.offset - from)..<(place.offset - from + place.length)]) + [UInt8(ascii: "\n")]
+                    let line = bytes[(place.offset - from)..<(place.offset - from + place.length)]
+                    // Only what was checked is filed: a file rewritten in place (against the
+                    // maildir rule) since is left for its next event.
+                    guard Self.hash(line) == place.hash else { return deliver(.intakeRead([.waiting(file: claimed)])) }
+                    part[k].line = Array(line) + [UInt8(ascii: "\n")]
                 }
             }
             deliver(.intakeRead([.batch(BatchPart(file: claimed, candidates: part, total: candidates.count,
                                                   isFirst: start == 0, isLast: end == candidates.count, resumed: resumed))]))
             start = end
         } while start < candidates.count
+    }
+
+    /// FNV-1a of a line: enough to see that the bytes read again are the bytes checked.
+    static func hash(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x0100_0000_01b3 }
+        return h
     }
 
     /// The largest batch file taken (it is read in parts; this bounds the time one file takes).

@@ -96,10 +96,11 @@ extension Spool {
     /// throughout, and every appender (`FileSystem.appendLine`) takes the shared one and checks
     /// it still has the file in place, so no line appended meanwhile is lost.
     func pruneHistory(before cutoff: Instant) -> Int {
-        let fd = open(historyPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = open(historyPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return 0 }
         defer { close(fd) }  // and with it the lock
-        guard flock(fd, LOCK_EX) == 0 else { return 0 }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, flock(fd, LOCK_EX) == 0 else { return 0 }
         func isOld(_ line: ArraySlice<UInt8>) -> Bool {
             HistoryRecord(jsonLine: Substring(decoding: line, as: UTF8.self)).map { $0.time < cutoff } ?? false
         }

@@ -194,7 +194,8 @@ public struct Spool: Sendable {
             target = base + "." + String(n)
         }
         try FileSystem.move(dir + "/" + name, to: failed + "/" + target)
-        let line = ISO8601.format(now, offsetSeconds: 0, zulu: true) + " " + relative(dir) + "/" + base + ": " + reason + "\n"
+        // Made visible: `cat failed/*.reason` must not send a job's escape sequences to a terminal.
+        let line = ISO8601.format(now, offsetSeconds: 0, zulu: true) + " " + TextSafety.visible(relative(dir) + "/" + base + ": " + reason) + "\n"
         let tmpPath = tmp + "/.reason." + String(getpid()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         try FileSystem.writeAtomically(Array(line.utf8), tmpPath: tmpPath, finalPath: failed + "/" + target + ".reason")
         return failed + "/" + target

@@ -24,8 +24,32 @@ public final class WorkClaim: @unchecked Sendable {  // used from one serial que
     /// then goes on unguarded rather than not at all.
     public init?(spool: Spool, name: String) {
         path = spool.root + "/" + name
-        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        Self.removeIfNotRegular(path)
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { close(fd); return nil }
+    }
+
+    /// The note is heraldd's own file: a symlink, FIFO or socket in its place (nobody's data)
+    /// is removed, so that it is never followed, waited on or truncated through.
+    static func removeIfNotRegular(_ path: String) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return  // a directory is left alone (and the note then not kept)
+        default: unlink(path)
+        }
+    }
+
+    /// The note's descriptor, opened safely (nil: there is none, or it is not a regular file).
+    static func openNote(_ path: String) -> Int32? {
+        removeIfNotRegular(path)
+        let fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { close(fd); return nil }
+        return fd
     }
 
     deinit { close(fd) }
@@ -48,9 +72,13 @@ public final class WorkClaim: @unchecked Sendable {  // used from one serial que
     /// What a process that died was working on (nil: nothing), and how many times in a row it
     /// died on it; read at start before anything is taken up. The note is cleared.
     public static func leftover(spool: Spool, name: String) -> (what: String, strikes: Int)? {
-        let path = spool.root + "/" + name
-        guard let bytes = try? FileSystem.read(path, limit: 64 << 10) else { return nil }
-        _ = truncate(path, 0)
+        guard let fd = openNote(spool.root + "/" + name) else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)  // a note is one short line
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
+        _ = ftruncate(fd, 0)
+        guard n > 0 else { return nil }
+        bytes.removeSubrange(n...)
         guard let end = bytes.firstIndex(of: UInt8(ascii: "\n")), end > 0 else { return nil }
         let line = String(decoding: bytes[..<end], as: UTF8.self)
         guard let space = line.firstIndex(of: " "), let n = Int(line[..<space]), n >= 1 else { return nil }
@@ -63,7 +91,11 @@ public final class WorkClaim: @unchecked Sendable {  // used from one serial que
     public static let strikesToSetAside = 2
 
     /// Clears the note on a clean stop: whatever was being read is simply read again.
-    public static func clear(spool: Spool, name: String) { _ = truncate(spool.root + "/" + name, 0) }
+    public static func clear(spool: Spool, name: String) {
+        guard let fd = openNote(spool.root + "/" + name) else { return }
+        _ = ftruncate(fd, 0)
+        close(fd)
+    }
 
     /// The reason given to an input set aside this way.
     public static let reason = "heraldd stopped while reading this (it is set aside so that heraldd does not stop on it again)"
