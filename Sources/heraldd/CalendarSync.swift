@@ -41,7 +41,7 @@ final class CalendarSync: @unchecked Sendable {
     private var setAsidePath: String { spool.root + "/.planning-aside" }
 
     struct FileAlarms {
-        var stamp: [Int]
+        var stamp: String
         var until: Instant
         var items: Int
         var byUID: [(uid: String, alarms: [CalendarAlarm])]
@@ -79,11 +79,16 @@ final class CalendarSync: @unchecked Sendable {
             return
         }
         setAside[file] = version
+        saveSetAside()
+    }
+
+    private func saveSetAside() {
         let text = setAside.map { "\($0.value) \($0.key)\n" }.sorted().joined()
         do {
-            try FileSystem.writeAtomically(Array(text.utf8), tmpPath: spool.tmp + "/.planning-aside." + String(UInt32.random(in: 0...UInt32.max), radix: 36), finalPath: setAsidePath)
+            try FileSystem.writeAtomically(Array(text.utf8), tmpPath: spool.tmp + "/.planning-aside." + String(UInt32.random(in: 0...UInt32.max), radix: 36),
+                                           finalPath: setAsidePath)
         } catch {
-            logger.error("Cannot record a calendar file set aside", metadata: ["error": "\(error)"])
+            logger.error("Cannot record the calendar files set aside", metadata: ["error": "\(error)"])
         }
     }
 
@@ -245,7 +250,7 @@ final class CalendarSync: @unchecked Sendable {
         var seen: Set<String> = []
         for file in files {
             seen.insert(file)
-            guard let version = version(of: file) else { forgetCached(file); continue }
+            guard let version = version(of: file) else { self.files.removeValue(forKey: file); continue }
             if let aside = setAside[file] {
                 if aside == version {
                     report(file, "\(file): \(WorkClaim.reason)", version: version)
@@ -273,9 +278,13 @@ final class CalendarSync: @unchecked Sendable {
                 guard let (planned, truncated) = CalendarPlanner.job(for: alarms, file: file, source: source, since: since, localZone: localZone) else { continue }
                 // One item that does not make a good job is skipped alone, reported once per
                 // version of its file; it never rides in a batch that would then be refused whole.
-                let job: Job
-                switch fitted(planned) {
-                case .success(let j): job = j
+                if let current, written[id] == nil,
+                   case .success(let bytes) = spool.readChecked(spool.path(of: current), limit: Job.maximumFileSize) {
+                    written[id] = String(decoding: bytes, as: UTF8.self).hashValue
+                }
+                let job: Job, encoded: String
+                switch fitted(planned, written: written[id]) {
+                case .success(let fit): (job, encoded) = fit
                 case .failure(let problem):
                     report(file + "#" + uid, "\(file): an item's alarms cannot be a job: \(problem.reason)", version: version)
                     continue
@@ -285,15 +294,11 @@ final class CalendarSync: @unchecked Sendable {
                 if truncated, let last = job.alarms.last?.at { refillAt = min(refillAt ?? last, last) }
                 guard let current else {
                     batch.append(job)
-                    written[id] = (job.encoded(zone: localZone) + "\n").hashValue
+                    written[id] = encoded.hashValue
                     continue
                 }
                 // A snoozed job keeps its snooze; it is planned again once it has fired.
                 guard current.snoozedUntil == nil else { continue }
-                let encoded = job.encoded(zone: localZone) + "\n"
-                if written[id] == nil, case .success(let bytes) = spool.readChecked(spool.path(of: current), limit: Job.maximumFileSize) {
-                    written[id] = String(decoding: bytes, as: UTF8.self).hashValue
-                }
                 if written[id] == encoded.hashValue { continue }
                 do {
                     try spool.replace(current, with: job, zone: localZone, next: JobFileName(id: id, occurrence: job.alarms[0].at))
@@ -329,20 +334,20 @@ final class CalendarSync: @unchecked Sendable {
         return "\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
     }
 
-    private func forgetCached(_ file: String) { files.removeValue(forKey: file) }
 
     private func forgetSetAside(_ file: String) {
         setAside.removeValue(forKey: file)
-        let text = setAside.map { "\($0.value) \($0.key)\n" }.sorted().joined()
-        try? FileSystem.writeAtomically(Array(text.utf8), tmpPath: spool.tmp + "/.planning-aside." + String(UInt32.random(in: 0...UInt32.max), radix: 36),
-                                        finalPath: setAsidePath)
+        saveSetAside()
     }
 
-    /// The planned job as it will be written: titles and texts cut to fit a job file, and
-    /// checked by the same decoder heraldd's intake uses.
-    private func fitted(_ planned: Job) -> Result<Job, JobError> {
+    /// The planned job as it will be written, and its document: titles and texts cut to fit a
+    /// job file, and checked by the same decoder heraldd's intake uses (unless it is the
+    /// document already written, `written` being its hash: checked then).
+    private func fitted(_ planned: Job, written known: Int?) -> Result<(job: Job, encoded: String), JobError> {
         var job = planned
-        if (job.encoded(zone: localZone).utf8.count + 1) > Job.maximumFileSize {
+        let first = job.encoded(zone: localZone) + "\n"
+        if first.hashValue == known { return .success((job, first)) }
+        if first.utf8.count > Job.maximumFileSize {
             func cut(_ s: String?) -> String? { s.map { $0.count > Self.fittedText ? String($0.prefix(Self.fittedText)) + "…" : $0 } }
             job.title = cut(job.title)
             job.text = cut(job.text)
@@ -355,7 +360,7 @@ final class CalendarSync: @unchecked Sendable {
         guard encoded.utf8.count <= Job.maximumFileSize else {
             return .failure(JobError("longer than \(Job.maximumFileSize / 1024) KiB even with its texts cut"))
         }
-        do { return .success(try Job.decode(Data(encoded.utf8), localZone: localZone)) } catch { return .failure(error) }
+        do { return .success((try Job.decode(Data(encoded.utf8), localZone: localZone), encoded)) } catch { return .failure(error) }
     }
 
     /// Problems of one file logged in full; the rest are counted in one line.
@@ -368,9 +373,7 @@ final class CalendarSync: @unchecked Sendable {
     /// A file's alarms from `from` to the horizon and a day beyond, read again only when the
     /// file changed (inode, size, modification time) or the day has passed.
     private func alarms(of file: String, version: String, from: Instant, now: Instant) -> FileAlarms? {
-        var st = stat()
-        guard stat(file, &st) == 0 else { files.removeValue(forKey: file); return nil }
-        let stamp = [Int(st.st_ino), Int(st.st_size), st.st_mtim.tv_sec, st.st_mtim.tv_nsec]
+        let stamp = version
         if let cached = files[file], cached.stamp == stamp, cached.until >= now + CalendarPlanner.horizon { return cached }
         let calendar: ICalendarFile
         switch CalendarFiles.read(file) {

@@ -135,16 +135,18 @@ struct SpoolMaintenanceTests {
         }
         let appended = 2_000
         let path = spool.historyPath
+        let finished = DispatchSemaphore(value: 0)
         let writer = Thread {
             for k in 0..<appended {
                 let record = HistoryRecord(time: now, id: "new\(k)", kind: .reminder, role: .reminder, due: now, outcome: .shown)
                 try? FileSystem.appendLine(record.jsonLine, to: path)
             }
+            finished.signal()
         }
         writer.start()
         var dropped = 0
         for _ in 0..<5 { dropped += spool.prune(olderThan: .minutes(30 * 24 * 60), now: now).historyLines }
-        while writer.isExecuting || !writer.isFinished { usleep(1000) }
+        finished.wait()  // the writer's last line is in before the final prune and the count
         dropped += spool.prune(olderThan: .minutes(30 * 24 * 60), now: now).historyLines
         #expect(dropped == 10_000)
         let ids = spool.history().map(\.id)
