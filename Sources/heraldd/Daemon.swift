@@ -30,6 +30,11 @@ final class Daemon: @unchecked Sendable {
     private let queue = DispatchQueue(label: "herald.scheduler", qos: .userInteractive)
     private let spoolQueue = DispatchQueue(label: "herald.spool", qos: .userInitiated)
     private let intakeQueue = DispatchQueue(label: "herald.intake", qos: .utility)
+    /// Small files of new/ are read here, so that reading a large batch never delays them.
+    private let smallIntakeQueue = DispatchQueue(label: "herald.intake.small", qos: .utility)
+    /// Accepted jobs are put into jobs/ here, soonest due first (FilingQueue).
+    private let filingQueue = DispatchQueue(label: "herald.filing", qos: .utility)
+    private let filing = FilingQueue()
     private let notifier: any Notifier
     private let settings: Settings
     private let logger: Logger
@@ -150,8 +155,7 @@ final class Daemon: @unchecked Sendable {
         clockWatcher = try ClockChangeWatcher(queue: queue) { [unowned self] in send(.clockChanged) }
         let localtime = settings.environment["HERALD_LOCALTIME"] ?? "/etc/localtime"
         zoneWatcher = try? LocaltimeWatcher(path: localtime, queue: queue) { [unowned self] in localtimeChanged(localtime) }
-        // jobs/ is listed here; new/ is read and filed on the intake queue. READY follows once
-        // that is done, or after a second if it is large (a batch files in behind it).
+        // jobs/ is listed here; new/ is read and filed on the intake queues.
         setAsideLeftover()
         let listing = try worker.listJobs()
         if let manual = settings.spool.quietSwitch() { engine.setQuietSwitch(manual) }
@@ -164,14 +168,9 @@ final class Daemon: @unchecked Sendable {
             }
         }
         herald_release_free_memory()
-        intakeQueue.async { [self] in  // after the read, which asks for the filing ...
-            queue.async { [self] in
-                intakeQueue.async { [self] in  // ... after the filing
-                    queue.async { [self] in sendReady() }
-                }
-            }
-        }
-        queue.asyncAfter(wallDeadline: .now() + 1) { [self] in sendReady() }
+        // Ready once the spool's own jobs are loaded and the socket answers: what new/ holds is
+        // read and filed behind it, each job scheduled as soon as it is checked.
+        sendReady()
     }
 
     /// The crash-loop breaker: the file of `new/` a heraldd that died was reading is read once
@@ -228,9 +227,11 @@ final class Daemon: @unchecked Sendable {
                     }
                 }
             case .readIntake(let request):
-                intakeQueue.async { [self] in reader.read(request, now: clock.now) { post($0) } }
+                readIntake(request)
             case .file(let plan):
-                intakeQueue.async { [self] in
+                filing.add(plan)
+                filingQueue.async { [self] in
+                    guard let plan = filing.takeFirst() else { return }
                     post(worker.file(plan, now: clock.now))
                     // malloc keeps what a large batch freed; hand it back so RSS does not stay at the peak.
                     if plan.removeBatch != nil { herald_release_free_memory() }
@@ -250,6 +251,25 @@ final class Daemon: @unchecked Sendable {
         writeStatus()
         sendServiceStatus()
     }
+
+    /// Reads files of new/ on the intake queues: small ones (most imports, every single job)
+    /// apart from large batches, whose check can take seconds.
+    private func readIntake(_ request: IntakeRequest) {
+        let spool = settings.spool
+        smallIntakeQueue.async { [self] in
+            let names = request.names ?? spool.intakeNames()
+            let isLarge = names.map { name in
+                var st = stat()
+                return name.hasSuffix(".jsonl") && lstat(spool.new + "/" + name, &st) == 0 && st.st_size > Self.smallBatch
+            }
+            let small = zip(names, isLarge).filter { !$0.1 }.map(\.0), large = zip(names, isLarge).filter(\.1).map(\.0)
+            if !small.isEmpty { reader.read(request.with(names: small), now: clock.now) { post($0) } }
+            if !large.isEmpty { intakeQueue.async { [self] in reader.read(request.with(names: large), now: clock.now) { post($0) } } }
+        }
+    }
+
+    /// A batch up to this size (about 10,000 jobs) is read on the small files' queue.
+    static let smallBatch = 1 << 20
 
     private func stopOnQueue() {
         systemd.send("STOPPING=1")

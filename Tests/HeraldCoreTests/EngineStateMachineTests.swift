@@ -87,8 +87,8 @@ struct EngineStateMachineTests {
         #expect(e.pendingCount == 0)
     }
 
-    /// A batch is filed in parts; each part's jobs are scheduled once their files are in jobs/,
-    /// and the batch leaves new/ only after every part is filed.
+    /// A batch is filed in parts; each part's jobs are scheduled as soon as they are accepted
+    /// (read and checked), and the batch leaves new/ only after every part is filed.
     @Test func aBatchIsScheduledPartByPartAndRemovedWhenWhole() {
         var e = engine()
         _ = e.handle(.started(jobs: [], strays: []), now: t0)
@@ -97,11 +97,12 @@ struct EngineStateMachineTests {
         let filing1 = e.handle(.intakeRead([.batch(BatchPart(file: ".filing-x.jsonl", candidates: part1, total: 3, isFirst: true, isLast: false))]), now: t0)
         guard case .file(let plan1)? = filing1.first else { Issue.record("no filing: \(filing1)"); return }
         #expect(plan1.writes.map(\.name.id) == ["b1", "b2"] && plan1.batch == ".filing-x.jsonl" && !plan1.isLastPart)
-        #expect(e.pendingCount == 2 && e.nextWakeup() == nil)  // accepted, not yet on disk
+        #expect(e.pendingCount == 2 && e.nextWakeup() == t0 + .seconds(1))  // accepted, not yet on disk: scheduled
         var result = FilingResult()
         result.filed = plan1.writes.map(\.name)
         result.batch = ".filing-x.jsonl"
-        #expect(e.handle(.filed(result), now: t0).last == .armTimer(t0 + .seconds(1)))
+        #expect(e.handle(.filed(result), now: t0).filter { if case .armTimer = $0 { true } else { false } }.isEmpty)
+        #expect(e.nextWakeup() == t0 + .seconds(1))
         guard case .file(let plan2)? = e.handle(.intakeRead([.batch(BatchPart(file: ".filing-x.jsonl", candidates: part2, total: 3, isFirst: false, isLast: true))]), now: t0).first
         else { Issue.record("no filing for part 2"); return }
         var last = FilingResult()
@@ -244,5 +245,118 @@ struct EngineStateMachineTests {
         #expect(e.handle(.filed(removed), now: t0).contains(.readIntake(IntakeRequest(names: ["x.jsonl"], localZone: .utc,
                                                                                        defaultLead: .minutes(15)))))
     }
-}
 
+    // MARK: a job's record, phase by phase
+
+    /// Answers each `.fire` read the engine asks for with a one-shot reminder due then, until
+    /// it asks for none; returns the effects of the last answer.
+    func answerLoads(_ e: inout Engine, _ effects: [EngineEffect], now: Instant) -> [EngineEffect] {
+        var last = effects
+        while let request = last.lazy.compactMap({ if case .load(let r) = $0, r.purpose != .prefetch { r } else { nil } }).first {
+            last = e.handle(.loaded(request, .success(reminder(request.id, at: request.name.occurrence))), now: now)
+        }
+        return last
+    }
+
+    /// Filing → due while filing → filed: it fires the moment its file is in jobs/, and not
+    /// before (its document is read from there).
+    @Test func aJobDueWhileItIsFiledFiresOnceFiled() {
+        var e = engine()
+        _ = e.handle(.started(jobs: [], strays: []), now: t0)
+        let due = t0 + .seconds(1)
+        let part = BatchPart(file: ".filing-x.jsonl", candidates: [candidate("late", t0 + .minutes(9)), candidate("soon", due)],
+                             total: 2, isFirst: true, isLast: true)
+        guard case .file(let plan)? = e.handle(.intakeRead([.batch(part)]), now: t0).first else { Issue.record("not filed"); return }
+        #expect(e.nextWakeup() == due)
+        let early = e.handle(.timerFired, now: due + .seconds(2))
+        #expect(!early.contains { if case .load = $0 { true } else { false } })  // not in jobs/ yet
+        var result = FilingResult()
+        result.filed = plan.writes.map(\.name)
+        result.batch = part.file
+        let filed = e.handle(.filed(result), now: due + .seconds(3))
+        #expect(filed.contains(.load(LoadRequest(name: name("soon", due), purpose: .fire(due: due)))))
+        #expect(!filed.contains { if case .load(let r) = $0 { r.id == "late" && r.purpose != .prefetch } else { false } })
+    }
+
+    /// Filing → the file could not be written: the job is forgotten, never fired.
+    @Test func aJobThatCannotBeFiledIsForgotten() {
+        var e = engine()
+        _ = e.handle(.started(jobs: [], strays: []), now: t0)
+        _ = e.handle(.intakeRead([.single(file: "x.json", candidate("x", t0 + .minutes(1)))]), now: t0)
+        #expect(e.pendingCount == 1 && e.nextWakeup() == t0 + .minutes(1))
+        var result = FilingResult()
+        result.failed = [name("x", t0 + .minutes(1))]
+        _ = e.handle(.filed(result), now: t0)
+        #expect(e.pendingCount == 0 && e.nextWakeup() == nil)
+        #expect(e.handle(.timerFired, now: t0 + .minutes(2)).isEmpty)
+    }
+
+    /// Idle → loading → showing → idle with a popup on screen; a new server forgets the popup,
+    /// so a button from the old one ends nothing and a close from it is ignored.
+    @Test func aNewServerForgetsEveryPopup() {
+        var e = engine()
+        let a = name("a", t0)
+        _ = e.handle(.started(jobs: [a], strays: []), now: t0)
+        _ = e.handle(.loaded(LoadRequest(name: a, purpose: .fire(due: t0)), .success(reminder("a", every: "hourly"))), now: t0)
+        _ = e.handle(.shown(jobID: "a", .success(())), now: t0)
+        _ = e.handle(.serverAppeared, now: t0 + .seconds(5))
+        #expect(history(e.handle(.popup(.closed(jobID: "a", occurrence: t0, .dismissed)), now: t0 + .seconds(6))).isEmpty)
+        #expect(history(e.handle(.popup(.action(NotificationAction(jobID: "a", occurrence: t0, action: .gotIt))), now: t0 + .seconds(7))).isEmpty)
+        #expect(e.currentNames["a"] == name("a", t0 + .minutes(60)))
+    }
+
+    /// Idle → held (a crowd overdue after a break) → summarised → the server fails → held
+    /// again → summarised and recorded once the server is back. Each job is recorded once.
+    @Test func aCrowdAfterABreakIsHeldSummarisedAndHeldAgainOnFailure() {
+        var e = engine()
+        let names = ["a", "b", "c", "d"].map { name($0, t0 - .seconds(30)) }
+        let started = e.handle(.started(jobs: names, strays: []), now: t0)
+        #expect(started.filter { if case .load = $0 { true } else { false } }.count == 1)  // one in flight at a time
+        let effects = answerLoads(&e, started, now: t0)
+        guard case .show(let summary)? = effects.first(where: { if case .show = $0 { true } else { false } }) else {
+            Issue.record("no summary: \(effects)"); return
+        }
+        #expect(summary.jobID == NotificationRequest.summaryID)
+        #expect(e.handle(.shown(jobID: summary.jobID, .failure(NotifierError(.noServer, detail: ""))), now: t0).contains(.armTimer(t0 + .seconds(1))))
+        #expect(e.pendingCount == 4)
+        let again = e.handle(.timerFired, now: t0 + .seconds(1))
+        guard case .show(let retried)? = again.first else { Issue.record("not retried: \(again)"); return }
+        #expect(retried.jobID == NotificationRequest.summaryID)
+        let recorded = e.handle(.shown(jobID: retried.jobID, .success(())), now: t0 + .seconds(1))
+        #expect(history(recorded) == [.shown, .shown, .shown, .shown])
+        #expect(e.pendingCount == 0)
+    }
+
+    /// Held for the summary, then snoozed from the CLI: the snooze wins, and the summary
+    /// leaves the job out.
+    @Test func aHeldJobChangedFromOutsideLeavesTheSummary() {
+        var e = engine()
+        _ = e.handle(.quietSwitched(QuietSwitch(since: t0 - .minutes(1), until: t0 + .minutes(10))), now: t0)
+        let a = name("a", t0), b = name("b", t0)
+        _ = answerLoads(&e, e.handle(.started(jobs: [a, b], strays: []), now: t0), now: t0)
+        #expect(e.nextWakeup() == t0 + .minutes(10))
+        let snoozed = name("a", t0, snoozed: t0 + .minutes(60))
+        _ = e.handle(.jobsChanged([.removed(a.description), .added(snoozed.description)]), now: t0 + .minutes(1))
+        let end = e.handle(.timerFired, now: t0 + .minutes(10))
+        guard case .show(let summary)? = end.first else { Issue.record("no summary: \(end)"); return }
+        #expect(summary.jobID == NotificationRequest.summaryID)
+        let recorded = e.handle(.shown(jobID: summary.jobID, .success(())), now: t0 + .minutes(10))
+        #expect(history(recorded) == [.shown])  // b only
+        #expect(e.currentNames == ["a": snoozed])
+    }
+
+    /// A finished one-shot's popup stays known (its record outlives its file): Snooze on it
+    /// brings the job back from done/.
+    @Test func aFinishedOneShotsPopupCanStillSnooze() {
+        var e = engine()
+        let a = name("a", t0)
+        _ = e.handle(.started(jobs: [a], strays: []), now: t0)
+        _ = e.handle(.loaded(LoadRequest(name: a, purpose: .fire(due: t0)), .success(reminder("a", at: t0))), now: t0)
+        #expect(e.handle(.shown(jobID: "a", .success(())), now: t0).contains(.spool(.finish(a))))
+        #expect(e.pendingCount == 0)
+        let snoozed = e.handle(.popup(.action(NotificationAction(jobID: "a", occurrence: t0, action: .snooze(.minutes(5))))), now: t0 + .seconds(10))
+        #expect(history(snoozed) == [.snoozed])
+        #expect(snoozed.contains(.spool(.restore(from: a, to: name("a", t0, snoozed: t0 + .seconds(10) + .minutes(5))))))
+        #expect(e.pendingCount == 1)
+    }
+}

@@ -112,7 +112,10 @@ struct JobIndexTests {
             let occurrence = Instant(seconds: Int64((k * 7919) % 500))
             names[id] = JobFileName(id: id, occurrence: occurrence, snoozedUntil: k % 10 == 0 ? occurrence + .seconds(1_000) : nil)
         }
-        let table = JobTable(names: names)
+        var records = ShardedDictionary<String, JobRecord>()
+        names.forEach { id, name in records[id] = JobRecord(name: name) }
+        records["gone"] = JobRecord(name: nil, phase: .loading(due: Instant(seconds: 0)))  // its popup outlived its file: not pending
+        let table = JobTable(records: records, count: names.count)
         #expect(table.find("job42", limit: 50).names.map(\.id) == ["job42"])
         let prefix = table.find("job4", limit: 5)
         #expect(prefix.total == 110 && prefix.names.map(\.id) == ["job40", "job400", "job401", "job402", "job403"])

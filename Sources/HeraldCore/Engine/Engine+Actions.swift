@@ -7,25 +7,28 @@ extension Engine {
     mutating func actionInvoked(_ pressed: NotificationAction, now: Instant) -> [EngineEffect] {
         let id = pressed.jobID
         guard id != NotificationRequest.summaryID else { return [] }  // its lines are recorded already
-        let popup = onScreen[id].flatMap { $0.name.occurrence == pressed.occurrence ? $0 : nil }
-        if popup != nil { onScreen.removeValue(forKey: id) }
+        // The button's popup, if it is still the one on screen; pressing ends it.
+        let popup: Firing? = update(id) { record in
+            guard case .onScreen(let f)? = record.popup, f.name.occurrence == pressed.occurrence else { return nil }
+            record.popup = nil
+            return f
+        }
         switch pressed.action {
         case .snooze(let span):
-            guard let target = JobFileName.snoozed(id: id, pending: current[id], lastShown: pressed.occurrence, now: now,
+            guard let target = JobFileName.snoozed(id: id, pending: name(of: id), lastShown: pressed.occurrence, now: now,
                                                    length: span ?? config.snooze) else { return [] }
             logger.info("Snoozed", metadata: ["job.id": "\(id)", "until": "\(target.fireAt)"])
             var effects = popup.map { [ending($0, .snoozed, now: now, note: "until \(target.fireAt)")] } ?? []
             if let popup { effects += writeBack(popup, .snoozed(until: target.fireAt), now: now) }
-            if let pending = current[id] { return effects + [move(pending, to: target)] + tick(now: now) }
+            if let pending = name(of: id) { return effects + [move(pending, to: target)] + tick(now: now) }
             // A one-shot that finished comes back from done/.
             ownNames.insert(target)
             adopt(target)
             effects.append(.spool(.restore(from: JobFileName(id: id, occurrence: pressed.occurrence), to: target)))
             return effects + tick(now: now)
         case .add(let amount):
-            guard let popup, popup.job.target != nil, let name = current[id] else { return [] }
-            adding[id] = popup
-            if adding.count > 256, let any = adding.keys.first(where: { $0 != id }) { adding.removeValue(forKey: any) }
+            guard let popup, popup.job.target != nil, let name = name(of: id) else { return [] }
+            update(id) { $0.popup = .adding(popup) }
             return [.load(LoadRequest(name: name, purpose: .action(.add(amount), occurrence: pressed.occurrence)))]
         case .done, .gotIt, .dismiss, .body, .track:
             var effects: [EngineEffect] = []
@@ -37,7 +40,7 @@ extension Engine {
                 effects += acknowledge(popup, now: now)
                 effects += writeBack(popup, .acknowledged, now: now)
             }
-            if pressed.action == .done, popup.map({ $0.job.kind == .habit }) ?? true, let name = current[id] {
+            if pressed.action == .done, popup.map({ $0.job.kind == .habit }) ?? true, let name = name(of: id) {
                 effects.append(.load(LoadRequest(name: name, purpose: .action(.done, occurrence: pressed.occurrence))))
             } else if popup == nil {
                 logger.notice("Button pressed for a popup no longer known", metadata: ["job.id": "\(id)"])
@@ -51,8 +54,12 @@ extension Engine {
     mutating func popupClosed(_ id: String, occurrence: Instant, _ reason: CloseReason, now: Instant) -> [EngineEffect] {
         // Herald closes a popup only after it has already settled it (a button, or a change from
         // the CLI); that closing, which may come late, says nothing about the popup now on screen.
-        guard reason != .closedByHerald, let popup = onScreen[id], popup.name.occurrence == occurrence else { return [] }
-        onScreen.removeValue(forKey: id)
+        let popup: Firing? = update(id) { record in
+            guard reason != .closedByHerald, case .onScreen(let f)? = record.popup, f.name.occurrence == occurrence else { return nil }
+            record.popup = nil
+            return f
+        }
+        guard let popup else { return [] }
         if reason == .expired { return [ending(popup, .expired, now: now)] }
         return [ending(popup, .dismissed, now: now)] + acknowledge(popup, now: now) + writeBack(popup, .acknowledged, now: now)
             + tick(now: now)
@@ -62,8 +69,8 @@ extension Engine {
     /// occurrence (or finishes).
     mutating func acknowledge(_ popup: Firing, now: Instant) -> [EngineEffect] {
         let id = popup.name.id
-        guard popup.job.repeat != nil, let pending = current[id], pending.occurrence == popup.name.occurrence,
-              pending.snoozedUntil != nil, !isBusy(id) else { return [] }
+        guard popup.job.repeat != nil, let record = records[id], let pending = record.name, pending.occurrence == popup.name.occurrence,
+              pending.snoozedUntil != nil, !record.isBusy else { return [] }
         logger.info("Repeats acknowledged", metadata: ["job.id": "\(id)"])
         if let next = popup.schedule.next(after: popup.name.occurrence, now: now) {
             return [move(pending, to: JobFileName(id: id, occurrence: next))]
@@ -86,11 +93,16 @@ extension Engine {
             let entry = HabitLog.Entry(date: day, change: .add(Double(amount)), at: now, by: "popup")
             var effects: [EngineEffect] = [.spool(.appendHabitLog(id: id, entry))]
             logger.info("Habit amount added", metadata: ["job.id": "\(id)", "day": "\(day)"])
-            guard let popup = adding.removeValue(forKey: id) else { return effects }
+            let popup: Firing? = update(id) { record in
+                guard case .adding(let f)? = record.popup else { return nil }
+                record.popup = nil
+                return f
+            }
+            guard let popup else { return effects }
             var contents = loaded.habitLog ?? .init()
             contents.apply(entry)
             let again = Firing(name: popup.name, job: loaded.job, schedule: schedule, due: popup.due)
-            refreshing[id] = again
+            update(id) { $0.popup = .refreshing(again) }
             let shown = DueOccurrence(job: loaded.job, schedule: schedule, name: popup.name, habitLog: contents, weekStart: config.weekStart)
             effects.append(.show(MessageRenderer(config: config).render(shown, now: now)))
             return effects

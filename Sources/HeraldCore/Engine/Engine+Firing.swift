@@ -7,26 +7,40 @@ extension Engine {
         while !queue.isEmpty {
             guard case .show(let item) = queue.removeFirst() else { continue }
             if item.id == NotificationRequest.summaryID {
-                summaryShowing = held.filter { current[$0.name.id] == $0.name }
-                held.removeAll()
-                guard !summaryShowing.isEmpty else {  // all cancelled or changed meanwhile
+                // Those still held (not cancelled or changed meanwhile) go into the summary.
+                var firings: [Firing] = []
+                for id in heldOrder {
+                    guard let record = records[id], case .held(let f) = record.phase, record.name == f.name else { continue }
+                    update(id) { $0.phase = .summarised(f) }
+                    firings.append(f)
+                    summaryOrder.append(id)
+                }
+                heldOrder.removeAll()
+                guard !firings.isEmpty else {
                     summaryQueued = false
                     queue += outbox.shown(item.id)
                     continue
                 }
-                let lines = summaryShowing.map { f in (f.job.kind, f.name.occurrence, Self.title(of: f.job, role: f.schedule.role(of: f.name.occurrence))) }
+                let lines = firings.map { f in (f.job.kind, f.name.occurrence, Self.title(of: f.job, role: f.schedule.role(of: f.name.occurrence))) }
                 effects.append(.show(MessageRenderer(config: config).summary(of: lines, zone: localZone, now: now)))
                 continue
             }
-            guard let name = current[item.id] else {  // cancelled meanwhile
+            guard let name = name(of: item.id) else {  // cancelled meanwhile
                 queue += outbox.shown(item.id)
                 continue
             }
-            if let ahead = prefetched.removeValue(forKey: item.id), ahead.name == name {
-                effects += prepare(ahead.job, name: name, due: item.due, now: now)
+            let ahead = update(item.id) { record -> LoadedJob? in
+                defer { record.ahead = nil }
+                guard case .read(let read, let job)? = record.ahead, read == name else {
+                    record.phase = .loading(due: item.due)
+                    return nil
+                }
+                return job
+            }
+            if let ahead {
+                effects += prepare(ahead, name: name, due: item.due, now: now)
                 continue
             }
-            loading[item.id] = (name, item.due)
             effects.append(.load(LoadRequest(name: name, purpose: .fire(due: item.due))))
         }
         return effects
@@ -35,9 +49,10 @@ extension Engine {
     mutating func loaded(_ request: LoadRequest, _ result: Result<LoadedJob, SpoolFileError>, now: Instant) -> [EngineEffect] {
         switch request.purpose {
         case .prefetch:
-            if case .success(let loaded) = result, loaded.job.kind != .habit, current[request.id] == request.name {
-                if prefetched.count >= 16 { prefetched.removeAll() }
-                prefetched[request.id] = (request.name, loaded)
+            // Kept only while it is still the job's state; prefetch() asks for the job due next
+            // only, so few records hold one.
+            if case .success(let loaded) = result, loaded.job.kind != .habit, name(of: request.id) == request.name {
+                update(request.id) { if !$0.isBusy { $0.ahead = .read(name: request.name, job: loaded) } }
             }
             return []
         case .action(let action, let occurrence):
@@ -47,11 +62,17 @@ extension Engine {
             }
             return completeAction(action, job: loaded, id: request.id, occurrence: occurrence, now: now)
         case .fire:
-            guard let (name, due) = loading.removeValue(forKey: request.id) else { return [] }
-            let id = name.id
-            guard current[id] == name else {
+            let id = request.id
+            let due: Instant? = update(id) { record in
+                guard case .loading(let due) = record.phase else { return nil }
+                record.phase = .idle
+                return due
+            }
+            guard let due else { return [] }
+            let name = request.name
+            guard self.name(of: id) == name else {
                 // Cancelled, or snoozed or rescheduled from the CLI, while it was read.
-                if let moved = current[id] { scheduler.schedule(id, at: moved.fireAt) }
+                if let moved = self.name(of: id) { scheduler.schedule(id, at: moved.fireAt) }
                 return perform(outbox.shown(id), now: now)
             }
             switch result {
@@ -75,8 +96,9 @@ extension Engine {
 
     /// Asks for the next due job's document ahead of its time, once per state of that job.
     mutating func prefetch() -> EngineEffect? {
-        guard !outbox.isBlocked, let next = scheduler.next(), let name = current[next.id], name != prefetchAsked,
-              prefetched[next.id]?.name != name, !isBusy(next.id) else { return nil }
+        guard !outbox.isBlocked, let next = scheduler.next(), let record = records[next.id], let name = record.name,
+              name != prefetchAsked, !record.isBusy, !record.isFiling else { return nil }
+        if case .read(let read, _)? = record.ahead, read == name { return nil }
         prefetchAsked = name
         return .load(LoadRequest(name: name, purpose: .prefetch))
     }
@@ -94,7 +116,7 @@ extension Engine {
         let occurrence = DueOccurrence(job: job, schedule: schedule, name: name, habitLog: loaded.habitLog, weekStart: config.weekStart)
         if let log = loaded.habitLog { reportLogProblems(log, id: name.id) }
         let settled: [EngineEffect]
-        let wasGathered = gathering.remove(name.id) != nil
+        let wasGathered = update(name.id) { record -> Bool in defer { record.gathered = false }; return record.gathered }
         if now - name.fireAt > config.catchUpGrace && !heldByQuiet(name.fireAt, now: now) && !Self.stillAhead(occurrence, now: now) {
             // Came due while Herald was down or the machine asleep, too long ago to show.
             settled = record(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
@@ -103,12 +125,13 @@ extension Engine {
         } else if (job.urgency ?? config.urgency) != .critical && (wasGathered || quiet.isQuiet(at: now, zone: localZone)) {
             // Quiet time, or one of a crowd after a break: kept for one summary popup. The file
             // keeps its name, so a restart meanwhile holds it again (never lost).
-            held.append(firing)
+            update(name.id) { $0.phase = .held(firing) }
+            heldOrder.append(name.id)
             if case .some(let end?) = quiet.end(containing: now, zone: localZone) { quietEnds = end } else { quietEnds = nil }
             logger.info("Popup held for a summary", metadata: ["job.id": "\(name.id)", "quiet": "\(!wasGathered)"])
             return perform(outbox.shown(name.id) + releaseHeld(now: now), now: now)
         } else {
-            showing[name.id] = firing
+            update(name.id) { $0.phase = .showing(firing) }
             let request = MessageRenderer(config: config).render(occurrence, now: now)
             logger.debug("Showing notification",
                          metadata: ["job.id": "\(name.id)", "summary": "\(request.summary)", "body": "\(request.body)"])
@@ -129,25 +152,29 @@ extension Engine {
             }
             var effects: [EngineEffect] = []
             if id == NotificationRequest.summaryID {
-                for f in summaryShowing { effects += record(f, outcome: .shown, now: now, note: "in a summary", mayRepeat: false) }
-                summaryShowing = []
+                for f in takeSummarised() { effects += record(f, outcome: .shown, now: now, note: "in a summary", mayRepeat: false) }
                 summaryQueued = false
-            } else if let firing = refreshing.removeValue(forKey: id) {
-                onScreen[id] = firing  // the same occurrence with a new amount: no new history line
-            } else if let firing = showing.removeValue(forKey: id) {
-                // One popup per job: the server replaced the one still on screen in place.
-                if let previous = onScreen[id] { effects.append(ending(previous, .replaced, now: now)) }
-                onScreen[id] = firing
-                if onScreen.count > 4096, let any = onScreen.keys.first(where: { $0 != id }) { onScreen.removeValue(forKey: any) }
-                effects += record(firing, outcome: .shown, now: now)
+            } else if let record = records[id] {
+                if case .refreshing(let firing)? = record.popup {
+                    update(id) { $0.popup = .onScreen(firing) }  // the same occurrence with a new amount: no new history line
+                } else if case .showing(let firing) = record.phase {
+                    // One popup per job: the server replaced the one still on screen in place.
+                    if let previous = record.popup { effects.append(ending(previous.firing, .replaced, now: now)) }
+                    update(id) { $0.phase = .idle; $0.popup = .onScreen(firing) }
+                    notePopup(id)
+                    effects += self.record(firing, outcome: .shown, now: now)
+                }
             }
             return effects + perform(outbox.shown(id), now: now)
         case .failure(let error):
-            showing.removeValue(forKey: id)
-            refreshing.removeValue(forKey: id)
+            update(id) { record in
+                if case .showing = record.phase { record.phase = .idle }
+                if case .refreshing? = record.popup { record.popup = nil }
+            }
             if id == NotificationRequest.summaryID {  // shown again at the retry
-                held = summaryShowing + held
-                summaryShowing = []
+                let back = takeSummarised()
+                for f in back { update(f.name.id) { $0.phase = .held(f) } }
+                heldOrder = back.map(\.name.id) + heldOrder
             }
             let actions = outbox.failed(id, now: now)
             if lastError != error {
@@ -171,8 +198,8 @@ extension Engine {
                                                 outcome: outcome, title: HistoryRecord.title(of: f.job),
                                                 note: note))),
         ]
-        guard current[id] == f.name else {
-            if let moved = current[id] {
+        guard name(of: id) == f.name else {
+            if let moved = name(of: id) {
                 scheduler.schedule(id, at: moved.fireAt)  // snoozed or rescheduled while it fired
             } else {
                 logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"])
@@ -189,7 +216,8 @@ extension Engine {
         if let next {
             effects.append(move(f.name, to: JobFileName(id: id, occurrence: next)))
         } else {
-            current.removeValue(forKey: id)
+            update(id) { $0.name = nil }
+            scheduler.remove(id)
             effects.append(.spool(.finish(f.name)))
         }
         let lateMs = (now - f.due).microseconds / 1000
@@ -220,11 +248,39 @@ extension Engine {
     /// Puts the summary of held popups in the outbox once nothing more is being gathered and
     /// it is no longer quiet.
     mutating func releaseHeld(now: Instant) -> [Outbox.Action] {
-        guard !held.isEmpty, gathering.isEmpty, !summaryQueued, !quiet.isQuiet(at: now, zone: localZone) else { return [] }
+        guard !heldOrder.isEmpty, gatheredCount == 0, !summaryQueued, !quiet.isQuiet(at: now, zone: localZone) else { return [] }
         summaryQueued = true
         quietEnds = nil
-        logger.info("Showing a summary of held popups", metadata: ["count": "\(held.count)"])
+        logger.info("Showing a summary of held popups", metadata: ["count": "\(heldOrder.count)"])
         return outbox.enqueue([Outbox.Item(id: NotificationRequest.summaryID, due: now)])
+    }
+
+    /// A server that never reports its popups closed must not make the engine remember them
+    /// all: past `maximumPopups`, the oldest are forgotten (a button on one is then only logged).
+    mutating func notePopup(_ id: String) {
+        popupOrder.append(id)
+        guard popupOrder.count > 2 * Self.maximumPopups else { return }
+        popupOrder = popupOrder.filter { records[$0]?.popup != nil }
+        var seen = Set<String>()
+        popupOrder = popupOrder.reversed().filter { seen.insert($0).inserted }.reversed()
+        while popupOrder.count > Self.maximumPopups { update(popupOrder.removeFirst()) { $0.popup = nil } }
+    }
+
+    static let maximumPopups = 4096
+
+    /// The jobs in the summary popup, in its order; they are no longer `.summarised`.
+    mutating func takeSummarised() -> [Firing] {
+        var firings: [Firing] = []
+        for id in summaryOrder {
+            let f: Firing? = update(id) { record in
+                guard case .summarised(let f) = record.phase else { return nil }
+                record.phase = .idle
+                return f
+            }
+            if let f { firings.append(f) }
+        }
+        summaryOrder.removeAll()
+        return firings
     }
 
     /// A line for the history saying how a popup ended.

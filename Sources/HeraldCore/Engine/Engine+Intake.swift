@@ -42,14 +42,11 @@ extension Engine {
         if part.isFirst {
             if batches[name] != nil {
                 duplicateReads.insert(name)
-            } else if !part.resumed, current.count + part.total > config.maxJobs {
+            } else if !part.resumed, pending + part.total > config.maxJobs {
                 let problem = "\(part.total) more jobs would pass the spool's limit of \(config.maxJobs) (limits.jobs)"
                 effects += refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
                 batches[name] = .some(nil)
             } else {
-                // Room for the whole batch now, while the set is (usually) empty and growing it
-                // costs nothing, rather than rehashing it as it fills.
-                filing.reserveCapacity(filing.count + part.total)
                 batches[name] = BatchCounts()
             }
         }
@@ -65,7 +62,7 @@ extension Engine {
         plan.isLastPart = part.isLast
         for candidate in part.candidates {
             // A resumed batch skips the ids it already filed.
-            guard let id = candidate.id, current[id] == nil else { counts.skipped += 1; continue }
+            guard let id = candidate.id, self.name(of: id) == nil else { counts.skipped += 1; continue }
             let target = JobFileName(id: id, occurrence: candidate.first)
             accept(target)
             plan.writes.append(.init(name: target, line: candidate.line))
@@ -75,15 +72,22 @@ extension Engine {
         return effects
     }
 
-    /// Jobs the intake queue has put into `jobs/` are scheduled from now on.
+    /// Jobs the intake queue has put into `jobs/` can be read now: one that came due while it
+    /// was filed fires at once.
     mutating func filed(_ result: FilingResult, now: Instant) -> [EngineEffect] {
-        for name in result.filed where filing.remove(name.id) != nil {
+        for name in result.filed {
             // Snoozed or rescheduled by the CLI since it landed: that name counts.
-            if let now = current[name.id] { adopt(now) }
+            let current = update(name.id) { record -> JobFileName? in
+                guard record.isFiling else { return nil }
+                record.phase = .idle
+                return record.name
+            }
+            // Taken from the index if it came due meanwhile: back in, to fire at the next tick.
+            if let current, scheduler.due(of: current.id) != current.fireAt { scheduler.schedule(current.id, at: current.fireAt) }
         }
-        for name in result.failed where filing.remove(name.id) != nil {
+        for name in result.failed where records[name.id]?.isFiling ?? false {
             ownNames.remove(name)
-            if current[name.id] == name { current.removeValue(forKey: name.id) }
+            if self.name(of: name.id) == name { forget(name.id) } else { update(name.id) { $0.phase = .idle } }
         }
         var effects: [EngineEffect] = []
         if let batch = result.batch, case .some(.some(var counts)) = batches[batch] {
@@ -122,17 +126,22 @@ extension Engine {
 
     /// Why a job with `id` cannot be taken in now, or nil when it can.
     func admissionProblem(id: String, adding: Int) -> String? {
-        if current.count + adding > config.maxJobs {
-            return "the spool already holds \(current.count) jobs, its limit (limits.jobs)"
+        if pending + adding > config.maxJobs {
+            return "the spool already holds \(pending) jobs, its limit (limits.jobs)"
         }
-        if current[id] != nil { return "job id '\(id)' is already pending" }
+        if name(of: id) != nil { return "job id '\(id)' is already pending" }
         return nil
     }
 
-    /// A batch's jobs are linked into `jobs/`, which inotify does not report (see `FileSystem.writeStaged`).
+    /// A job read and checked in `new/` is scheduled at once, while the intake queue files it
+    /// (so no import delays a popup). A batch's jobs are linked into `jobs/`, which inotify does
+    /// not report (see `FileSystem.writeStaged`).
     mutating func accept(_ name: JobFileName) {
-        current[name.id] = name
-        filing.insert(name.id)
+        update(name.id) { record in
+            record.name = name
+            record.phase = .filing
+        }
+        scheduler.schedule(name.id, at: name.fireAt)
     }
 
     /// Moves a file from `new/` to `failed/` (in the filing plan) and records it in the history.
@@ -149,11 +158,11 @@ extension Engine {
     /// The id for a job file without one: its file name when that is a free, valid id, else a random one.
     func freshID(hint fileName: String) -> String {
         let stem = fileName.hasSuffix(".json") ? String(fileName.dropLast(5)) : fileName
-        if Job.isValidID(stem), current[stem] == nil { return stem }
+        if Job.isValidID(stem), name(of: stem) == nil { return stem }
         var rng = SystemRandomNumberGenerator()
         while true {
             let id = JobID.random(using: &rng)
-            if current[id] == nil { return id }
+            if name(of: id) == nil { return id }
         }
     }
 }

@@ -6,14 +6,14 @@ extension Engine {
         for change in changes {
             switch change {
             case .removed(let raw):
-                guard let name = JobFileName(parsing: raw), current[name.id] == name else { continue }
+                guard let name = JobFileName(parsing: raw), self.name(of: name.id) == name else { continue }
                 forget(name.id)
                 logger.info("Job removed from the spool", metadata: ["job.id": "\(name.id)"])
                 effects += closeHandledElsewhere(name.id)
             case .added(let raw):
                 guard let name = JobFileName(parsing: raw) else { continue }
                 // Its own rename (or filing), reported now: already known.
-                if ownNames.remove(name) != nil || current[name.id] == name { continue }
+                if ownNames.remove(name) != nil || self.name(of: name.id) == name { continue }
                 adopt(name)
                 logger.info("Job rescheduled", metadata: ["job.id": "\(name.id)", "job.due": "\(name.fireAt)"])
                 effects += closeHandledElsewhere(name.id)
@@ -25,7 +25,8 @@ extension Engine {
     /// A job on screen was cancelled, snoozed, rescheduled or acknowledged from the CLI (which
     /// records the outcome): its popup goes.
     mutating func closeHandledElsewhere(_ id: String) -> [EngineEffect] {
-        guard onScreen.removeValue(forKey: id) != nil else { return [] }
+        let hadPopup = update(id) { record -> Bool in defer { record.popup = nil }; return record.popup != nil }
+        guard hadPopup else { return [] }
         return [.close(jobID: id)]
     }
 
@@ -33,12 +34,15 @@ extension Engine {
     /// Jobs still being filed are not on disk yet, and jobs that changed since the listing was
     /// asked for (their renames may be behind it on the spool queue) are left alone.
     mutating func jobsListed(_ names: [JobFileName], now: Instant) -> [EngineEffect] {
-        let changed = current.takeChanges()
+        let changed = records.takeChanges()
         let onDisk = Set(names)
-        var changes: [JobsChange] = current.values
-            .filter { !onDisk.contains($0) && !filing.contains($0.id) && !changed.contains($0.id) }
-            .map { .removed($0.description) }
-        let known = Set(current.values)
+        var known = Set<JobFileName>()
+        var changes: [JobsChange] = []
+        records.forEach { id, record in
+            guard let name = record.name else { return }
+            known.insert(name)
+            if !onDisk.contains(name) && !record.isFiling && !changed.contains(id) { changes.append(.removed(name.description)) }
+        }
         changes += names.filter { !known.contains($0) && !changed.contains($0.id) && !ownNames.contains($0) }
             .map { .added($0.description) }
         return jobsChanged(changes, now: now)

@@ -13,57 +13,40 @@ public struct Engine: Sendable {
     public internal(set) var localZone: TimeZoneRules
     var logger: Logger
 
+    /// One record per job, by id (JobRecord.swift), and the one index of their due times.
+    var records = ShardedDictionary<String, JobRecord>()
     var scheduler = Scheduler()
+    /// How many records have a file in the spool (`pendingCount`).
+    var pending = 0
     var outbox = Outbox()
-    /// Every accepted job, by id: its current file name in `jobs/` (or the one it is being filed as).
-    var current = ShardedDictionary<String, JobFileName>()
-    /// Accepted jobs whose files the intake queue is still putting into `jobs/`.
-    var filing: Set<String> = []
     /// Names the engine asked to create in `jobs/`, until inotify reports them: so its own
-    /// renames, reported late, are not taken for someone else's.
+    /// renames, reported late, are not taken for someone else's. Not a job's state (that is
+    /// its record) but an echo filter on the directory.
     var ownNames: Set<JobFileName> = []
-    /// Due jobs whose documents are being read, with the time they were due.
-    var loading: [String: (name: JobFileName, due: Instant)] = [:]
-    /// Popups handed to the notifier, until it answers.
-    var showing: [String: Firing] = [:]
-    /// Popups on screen, by job, until a button, a close or a replacement ends them.
-    var onScreen: [String: Firing] = [:]
-    /// Habit popups whose "+1" was pressed: shown again with the new amount once it is recorded.
-    var adding: [String: Firing] = [:]
-    /// Those popups while the notifier shows them again (no new history line: same occurrence).
-    var refreshing: [String: Firing] = [:]
-    /// Quiet hours and the do-not-disturb switch.
-    var quiet: QuietState
-    /// Occurrences held back (quiet time, or a flood after a break) for one summary popup.
-    var held: [Firing] = []
-    /// Overdue jobs being read after a break, each to be held for the summary.
-    var gathering: Set<String> = []
-    /// The summary is in the outbox (or on its way to the screen with these).
+    /// The jobs held for the summary, in the order they were held, and how many overdue jobs
+    /// after a break are still being read (the summary waits for them).
+    var heldOrder: [String] = []
+    var gatheredCount = 0
+    /// The summary is in the outbox (or on its way to the screen with the `.summarised` jobs).
     var summaryQueued = false
-    var summaryShowing: [Firing] = []
+    var summaryOrder: [String] = []
+    /// Jobs given a popup, oldest first (with repeats): bounds how many the engine remembers.
+    var popupOrder: [String] = []
     /// When the quiet time holding popups ends (a wake-up), if known.
     var quietEnds: Instant?
+    /// Quiet hours and the do-not-disturb switch.
+    var quiet: QuietState
     /// Batches being taken in; refused ones are nil until their last part has passed.
     var batches: [String: BatchCounts?] = [:]
     /// Claimed batches read a second time while being filed: their parts are ignored.
     var duplicateReads: Set<String> = []
     /// Valid batches whose claim name was taken by a batch still being filed.
     var waitingBatches: Set<String> = []
-    /// Documents read ahead for the jobs due next (not habits: their logs change); the name
-    /// last asked for, so one is asked for once.
-    var prefetched: [String: (name: JobFileName, job: LoadedJob)] = [:]
+    /// The state last read ahead, so one is asked for once.
     var prefetchAsked: JobFileName?
     var armed: Instant?? = .none
     public internal(set) var lastError: NotifierError?
     public internal(set) var lastErrorAt: Instant?
-
-    /// One occurrence on its way to the screen.
-    struct Firing: Sendable {
-        var name: JobFileName
-        var job: Job
-        var schedule: JobSchedule
-        var due: Instant
-    }
 
     public init(config: HeraldConfig, localZone: TimeZoneRules = .utc, logger: Logger) {
         self.config = config
@@ -78,9 +61,13 @@ public struct Engine: Sendable {
     // MARK: queries
 
     /// How many jobs are pending (scheduled, being filed, waiting for the server, or being shown).
-    public var pendingCount: Int { current.count }
+    public var pendingCount: Int { pending }
     /// Every accepted job's current file name, by id.
-    public var currentNames: [String: JobFileName] { Dictionary(uniqueKeysWithValues: current.pairs) }
+    public var currentNames: [String: JobFileName] {
+        var names: [String: JobFileName] = [:]
+        records.forEach { id, record in if let name = record.name { names[id] = name } }
+        return names
+    }
     /// Whether popups are held back because the notification server failed.
     public var isBlocked: Bool { outbox.isBlocked }
     public var retryAt: Instant? { outbox.retryAt }
@@ -89,7 +76,7 @@ public struct Engine: Sendable {
     public func nextWakeup() -> Instant? {
         var scheduler = self.scheduler
         let due = outbox.isBlocked ? nil : scheduler.nextDeadline()
-        return [due, outbox.retryAt, held.isEmpty ? nil : quietEnds].compactMap { $0 }.min()
+        return [due, outbox.retryAt, heldOrder.isEmpty ? nil : quietEnds].compactMap { $0 }.min()
     }
 
     /// The earliest due time of any scheduled job (for status), ignoring retries.
@@ -119,14 +106,12 @@ public struct Engine: Sendable {
         case .watchOverflowed:
             logger.notice("inotify queue overflowed; rescanning the spool")
             // Jobs that change while jobs/ is listed are left out of the comparison.
-            current.recordChanges()
+            records.recordChanges()
             effects = [.readIntake(intakeRequest(nil)), .listJobs]
         case .jobsListed(let names): effects = jobsListed(names, now: now)
         case .loaded(let request, let result): effects = loaded(request, result, now: now)
         case .shown(let id, let result): effects = shown(id, result, now: now)
-        case .serverAppeared:
-            onScreen.removeAll()  // a new server shows none of the old one's popups
-            effects = perform(outbox.serverAppeared(), now: now)
+        case .serverAppeared: effects = serverAppeared(now: now)
         case .popup(.action(let action)): effects = actionInvoked(action, now: now)
         case .popup(.closed(let id, let occurrence, let reason)): effects = popupClosed(id, occurrence: occurrence, reason, now: now)
         case .quietSwitched(let manual):
@@ -166,9 +151,10 @@ public struct Engine: Sendable {
         for stray in strays where !stray.hasPrefix(".") {
             effects.append(quarantineJobFile(stray, reason: "not a job file name (<id>@<time>.json)"))
         }
-        current = ShardedDictionary(best)
+        records = ShardedDictionary(best.mapValues { JobRecord(name: $0) })
+        pending = best.count
         scheduler.schedule(contentsOf: best.values.map { ($0.id, $0.fireAt) })
-        logger.info("Spool loaded", metadata: ["jobs.pending": "\(current.count)"])
+        logger.info("Spool loaded", metadata: ["jobs.pending": "\(pending)"])
         effects.append(.readIntake(intakeRequest(nil)))
         return effects + tick(now: now, afterBreak: true)
     }
@@ -177,12 +163,19 @@ public struct Engine: Sendable {
     /// just started or the machine woke, so a crowd of overdue popups becomes one summary.
     mutating func tick(now: Instant, afterBreak: Bool = false) -> [EngineEffect] {
         var actions = outbox.retry(now: now)
-        let due = scheduler.takeDue(now: now)
+        var due: [Outbox.Item] = []
+        for (id, at) in scheduler.takeDue(now: now) {
+            // A job still being filed fires once it is in jobs/ (`filed` schedules it again).
+            if records[id]?.isFiling ?? true { continue }
+            due.append(Outbox.Item(id: id, due: at))
+        }
         if afterBreak {
             let overdue = due.filter { now - $0.due > .seconds(1) }
-            if overdue.count > config.popups.summaryAfter { gathering.formUnion(overdue.map(\.id)) }
+            if overdue.count > config.popups.summaryAfter {
+                for item in overdue { update(item.id) { $0.gathered = true } }
+            }
         }
-        if !due.isEmpty { actions += outbox.enqueue(due.map { Outbox.Item(id: $0.id, due: $0.due) }) }
+        if !due.isEmpty { actions += outbox.enqueue(due) }
         return perform(actions + releaseHeld(now: now), now: now)
     }
 
@@ -192,23 +185,51 @@ public struct Engine: Sendable {
                       metadata: ["zone": "\(zone.identifier)", "jobs": "\(jobs.count)"])
         localZone = zone
         var effects: [EngineEffect] = []
-        for (name, job) in jobs where current[name.id] == name && !isBusy(name.id) && name.snoozedUntil == nil {
-            guard let schedule = try? JobSchedule(job, localZone: zone, defaultLead: config.lead), schedule.isRecurring,
+        for (name, job) in jobs where name.snoozedUntil == nil {
+            guard let record = records[name.id], record.name == name, !record.isBusy, !record.isFiling,
+                  let schedule = try? JobSchedule(job, localZone: zone, defaultLead: config.lead), schedule.isRecurring,
                   let next = schedule.firing(after: now), next != name.occurrence else { continue }
             effects.append(move(name, to: JobFileName(id: name.id, occurrence: next)))
         }
         return effects + tick(now: now)
     }
 
-    // MARK: helpers
+    /// A new server owns the name: it shows none of the old one's popups, and its ids are its own.
+    mutating func serverAppeared(now: Instant) -> [EngineEffect] {
+        var ids: [String] = []
+        records.forEach { id, record in if record.popup != nil { ids.append(id) } }
+        for id in ids { update(id) { $0.popup = nil } }
+        return perform(outbox.serverAppeared(), now: now)
+    }
 
-    /// Whether the job is being loaded or shown (its schedule waits for that to end).
-    func isBusy(_ id: String) -> Bool { loading[id] != nil || showing[id] != nil }
+    // MARK: the record
 
-    /// Takes `name` as the job's current state and schedules it (unless it is busy or being filed).
+    /// The job's current file name (nil: not pending).
+    func name(of id: String) -> JobFileName? { records[id]?.name }
+
+    /// Changes job `id`'s record in place (made if missing), keeping the pending count and
+    /// dropping a record that has nothing left in it.
+    @discardableResult
+    mutating func update<T>(_ id: String, _ body: (inout JobRecord) -> T) -> T {
+        var record = records[id] ?? JobRecord(name: nil)
+        let had = record.name != nil, wasGathered = record.gathered
+        let result = body(&record)
+        if had != (record.name != nil) { pending += had ? -1 : 1 }
+        if record.name == nil { record.gathered = false }  // left the spool: not waited for any more
+        if wasGathered != record.gathered { gatheredCount += record.gathered ? 1 : -1 }
+        if record.isEmpty { records.removeValue(forKey: id) } else { records[id] = record }
+        return result
+    }
+
+    /// Takes `name` as the job's current state and schedules it (unless it is being read or
+    /// shown: it is scheduled when that ends).
     mutating func adopt(_ name: JobFileName) {
-        current[name.id] = name
-        if !isBusy(name.id), !filing.contains(name.id) { scheduler.schedule(name.id, at: name.fireAt) }
+        let schedule = update(name.id) { record -> Bool in
+            record.name = name
+            if case .held = record.phase { record.phase = .idle }  // changed from outside: held again if due
+            return !record.isBusy
+        }
+        if schedule { scheduler.schedule(name.id, at: name.fireAt) }
     }
 
     /// Renames a pending job within `jobs/` and adopts the new name.
@@ -219,11 +240,17 @@ public struct Engine: Sendable {
         return .spool(.advance(from: from, to: to))
     }
 
+    /// The job left the spool (or was changed from outside): nothing of it waits any more.
+    /// What is under way (a read, a popup in flight) finishes and finds it gone.
     mutating func forget(_ id: String) {
-        gathering.remove(id)
-        held.removeAll { $0.name.id == id }  // changed from outside: held again if it comes back
-        current.removeValue(forKey: id)
-        prefetched.removeValue(forKey: id)
+        update(id) { record in
+            record.name = nil  // `update` stops waiting for it if it was gathered
+            record.ahead = nil
+            switch record.phase {
+            case .held, .filing: record.phase = .idle
+            default: break
+            }
+        }
         scheduler.remove(id)
         outbox.remove(id)
     }
@@ -243,7 +270,7 @@ public struct Engine: Sendable {
         switch operation {
         case .advance(let from, let to), .restore(let from, let to):
             ownNames.remove(to)
-            guard current[id] == to else { break }
+            guard name(of: id) == to else { break }
             if error.isNotFound {
                 forget(id)
                 logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"])
@@ -251,7 +278,7 @@ public struct Engine: Sendable {
             }
             // The file still says `from`, so a restart repeats that occurrence (at-least-once)
             // rather than losing it; until then the job waits.
-            if case .advance = operation { current[id] = from } else { current.removeValue(forKey: id) }
+            update(id) { $0.name = operation.isAdvance ? from : nil }
             scheduler.remove(id)
         case .finish, .quarantine:
             guard error.isNotFound else { break }
@@ -263,4 +290,8 @@ public struct Engine: Sendable {
         logger.error("Cannot change the spool", metadata: ["job.id": "\(id)", "error": "\(error)"])
         return []
     }
+}
+
+extension SpoolOperation {
+    var isAdvance: Bool { if case .advance = self { return true } else { return false } }
 }

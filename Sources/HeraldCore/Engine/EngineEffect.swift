@@ -65,6 +65,10 @@ public struct IntakeRequest: Sendable, Equatable {
     public init(names: [String]?, localZone: TimeZoneRules, defaultLead: Span) {
         self.names = names; self.localZone = localZone; self.defaultLead = defaultLead
     }
+    /// The same request for other files.
+    public func with(names: [String]) -> IntakeRequest {
+        IntakeRequest(names: names, localZone: localZone, defaultLead: defaultLead)
+    }
 }
 
 /// A file from `new/` as `IntakeReader` found it.

@@ -2,16 +2,15 @@
 /// questions from (`SpoolQuery`) off the scheduler's queue. Taking it is cheap: the table's 64
 /// parts are shared until the engine next changes one, which then copies that part alone.
 public struct JobTable: Sendable {
-    let names: ShardedDictionary<String, JobFileName>
-
-    public var count: Int { names.count }
+    let records: ShardedDictionary<String, JobRecord>
+    public let count: Int
 
     /// The jobs `query` names: the one with that id, or else every id that starts with it
     /// (`total` of them; at most `limit` returned, in id order).
     public func find(_ query: String, limit: Int) -> SpoolQuery.Answer {
-        if let exact = names[query] { return SpoolQuery.Answer(total: 1, names: [exact]) }
+        if let exact = records[query]?.name { return SpoolQuery.Answer(total: 1, names: [exact]) }
         var found: [JobFileName] = []
-        names.forEach { id, name in if id.hasPrefix(query) { found.append(name) } }
+        records.forEach { id, record in if let name = record.name, id.hasPrefix(query) { found.append(name) } }
         found.sort { $0.id < $1.id }
         return SpoolQuery.Answer(total: found.count, names: Array(found.prefix(limit)))
     }
@@ -23,7 +22,8 @@ public struct JobTable: Sendable {
         var heap: [JobFileName] = []
         heap.reserveCapacity(min(n, count))
         func later(_ a: JobFileName, _ b: JobFileName) -> Bool { (a.fireAt, a.id) > (b.fireAt, b.id) }
-        names.forEach { _, name in
+        records.forEach { _, record in
+            guard let name = record.name else { return }
             if heap.count < n {
                 heap.append(name)
                 var i = heap.count - 1
@@ -49,5 +49,5 @@ public struct JobTable: Sendable {
 
 extension Engine {
     /// The pending jobs as the engine knows them now.
-    public var jobTable: JobTable { JobTable(names: current) }
+    public var jobTable: JobTable { JobTable(records: records, count: pending) }
 }

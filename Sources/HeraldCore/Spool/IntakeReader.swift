@@ -131,13 +131,28 @@ public struct IntakeReader: Sendable {
                 return readBatch(file, request, now: now, retried: true, deliver: deliver)
             }
         }
+        // Parts go out soonest first, wherever their lines sit in the file: each job is
+        // scheduled as its part is accepted, and filed in that order, so the jobs due while a
+        // large batch is filed are filed first (a stable sort: ties keep the file's order).
+        let order = candidates.indices.sorted { (candidates[$0].first, $0) < (candidates[$1].first, $1) }
         var start = 0
         repeat {
-            let end = min(start + partSize, candidates.count)
-            var part = Array(candidates[start..<end])
-            if start < end {
-                // The part's lines are one stretch of the file: one read.
-                let from = places[start].offset, to = places[end - 1].offset + places[end - 1].length
+            let end = min(start + partSize, order.count)
+            var part = order[start..<end].map { candidates[$0] }
+            // Read in file order (the part's lines are usually a few stretches), kept in due order.
+            let byOffset = (0..<part.count).sorted { order[start + $0] < order[start + $1] }
+            var k = 0
+            while k < byOffset.count {
+                // One read for a run of adjacent lines, of at most a megabyte (or one line).
+                let from = places[order[start + byOffset[k]]].offset
+                var last = k
+                while last + 1 < byOffset.count, order[start + byOffset[last + 1]] == order[start + byOffset[last]] + 1 {
+                    let next = places[order[start + byOffset[last + 1]]]
+                    guard next.offset + next.length - from <= 1 << 20 else { break }
+                    last += 1
+                }
+                let final = places[order[start + byOffset[last]]]
+                let to = final.offset + final.length
                 var bytes = [UInt8](repeating: 0, count: to - from)
                 let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(from)) }
                 guard n == bytes.count else {
@@ -145,19 +160,20 @@ public struct IntakeReader: Sendable {
                     // filed stays filed, the rest waits for the file's next event.
                     return deliver(.intakeRead([.waiting(file: claimed)]))
                 }
-                for k in part.indices {
-                    let place = places[start + k]
+                for j in k...last {
+                    let place = places[order[start + byOffset[j]]]
                     let line = bytes[(place.offset - from)..<(place.offset - from + place.length)]
                     // Only what was checked is filed: a file rewritten in place (against the
                     // maildir rule) since is left for its next event.
                     guard Self.hash(line) == place.hash else { return deliver(.intakeRead([.waiting(file: claimed)])) }
-                    part[k].line = Array(line) + [UInt8(ascii: "\n")]
+                    part[byOffset[j]].line = Array(line) + [UInt8(ascii: "\n")]
                 }
+                k = last + 1
             }
-            deliver(.intakeRead([.batch(BatchPart(file: claimed, candidates: part, total: candidates.count,
-                                                  isFirst: start == 0, isLast: end == candidates.count, resumed: resumed))]))
+            deliver(.intakeRead([.batch(BatchPart(file: claimed, candidates: part, total: order.count,
+                                                  isFirst: start == 0, isLast: end == order.count, resumed: resumed))]))
             start = end
-        } while start < candidates.count
+        } while start < order.count
     }
 
     /// FNV-1a of a line: enough to see that the bytes read again are the bytes checked.
