@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate the iCalendar alarm corpus: Tests/HeraldCoreTests/Fixtures/calendar-corpus.
 
-    python3 scripts/make-ical-corpus.py        (python3 with recurring-ical-events, for the check)
+    python3 scripts/oracles/make-ical-corpus.py        (python3 with recurring-ical-events, for the check)
 
 Deterministic (one seeded random.Random), the output is committed. Every item is a VEVENT
 or VTODO (with its RECURRENCE-ID overrides) carrying at least one VALARM, its occurrences in
@@ -23,7 +23,7 @@ there (or the RFC leaves it open), so the oracle cannot be trusted on it:
   * absolute TRIGGERs on recurring items, identical VALARMs within one component, RELATED=START
     on a VTODO without DTSTART, REPEAT without DURATION, folds inside a UTF-8 sequence.
 
-After writing, the corpus is checked (exit 1 on a problem): scripts/ical-oracle.py --compare
+After writing, the corpus is checked (exit 1 on a problem): scripts/oracles/ical-oracle.py --compare
 in five zones (no instant may differ from the library's own expansion, no warning), at least
 200 items have alarms, the items without any are exactly expected-silent.txt, every DTSTART
 is the first instance of its RRULE, every VTIMEZONE made from tzdata agrees with it, and no
@@ -38,7 +38,8 @@ import subprocess
 import sys
 from zoneinfo import ZoneInfo
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "Tests/HeraldCoreTests/Fixtures/calendar-corpus")
 UTC = dt.timezone.utc
 rng = random.Random(5545)
@@ -953,7 +954,7 @@ def check():
                     first = next(iter(rrulestr(text, dtstart=naive)), None)
                     if first != naive:
                         problems.append(f"{path}: {comp['UID']}: DTSTART is not the first instance of {text}")
-    oracle = os.path.join(ROOT, "scripts/ical-oracle.py")
+    oracle = os.path.join(HERE, "ical-oracle.py")
     for zone in ["Europe/Berlin", "America/New_York", "Australia/Sydney", "Asia/Kolkata", "UTC"]:
         run = subprocess.run([sys.executable, oracle, "--from", "2026-01-01T00:00:00Z", "--to",
                               "2028-01-01T00:00:00Z", "--zone", zone, "--compare", OUT],

@@ -4,7 +4,7 @@
     "A 10,000-item calendar (1,000 recurring) loads in <= 1 s and adds <= 30 MiB to
     heraldd's RSS; an edit is picked up in <= 1 s."
 
-    scripts/calendar-bench.py --bin .build/release [--items 10000] [--recurring 1000] [--markdown]
+    scripts/bench/calendar-bench.py --bin .build/release [--items 10000] [--recurring 1000] [--markdown]
 
 Why a script of its own: herald-bench (make bench) drives plain jobs; the calendar path is
 different (heraldd reads a vdir, plans one job per item and files them through new/), and its
@@ -624,7 +624,7 @@ def report(args, r, problems):
     table = rows(r)
     verdict = {True: "met", False: "NOT met", None: ""}
     if args.markdown:
-        print(f"Run on {dt.datetime.now(UTC):%Y-%m-%d %H:%M} Z by `scripts/calendar-bench.py --bin {args.bin}`"
+        print(f"Run on {dt.datetime.now(UTC):%Y-%m-%d %H:%M} Z by `scripts/bench/calendar-bench.py --bin {args.bin}`"
               f" (heraldd {version(args.bin)}).\n")
         print(f"Machine: {machine()}.\n")
         print("| figure | how | result | target | |")
@@ -652,7 +652,7 @@ def report(args, r, problems):
             print("  - " + p, file=sys.stderr)
 
 
-BEGIN = "<!-- calendar-bench: begin (written by scripts/calendar-bench.py; edits between these lines are replaced) -->"
+BEGIN = "<!-- calendar-bench: begin (written by scripts/bench/calendar-bench.py; edits between these lines are replaced) -->"
 END = "<!-- calendar-bench: end -->"
 
 
@@ -663,7 +663,7 @@ def write_section(path, text):
     if BEGIN in old and END in old:
         new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):]
     else:
-        new = old.rstrip("\n") + "\n\n## Calendars (`make bench`: scripts/calendar-bench.py)\n\n" + block + "\n"
+        new = old.rstrip("\n") + "\n\n## Calendars (`make bench`: scripts/bench/calendar-bench.py)\n\n" + block + "\n"
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.write(new)
     os.replace(path + ".tmp", path)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A busy user's week compressed into ten minutes: heraldd under load and under faults.
 
-    /usr/bin/python3 scripts/soak.py --bin .build/release [--minutes 10] [--jobs N] [--seed S]
+    /usr/bin/python3 scripts/bench/soak.py --bin .build/release [--minutes 10] [--jobs N] [--seed S]
                                      [--output BENCHMARKS.md] [--keep]
 
 (`make soak`. /usr/bin/python3 because it has python3-dbus and GLib; the notification server
@@ -657,7 +657,7 @@ class Soak:
         self.actions.write(json.dumps(dict(t=time.time(), act=what, **fields)) + "\n")
 
     def write_config(self, k):
-        text = ("# written by scripts/soak.py\n"
+        text = ("# written by scripts/bench/soak.py\n"
                 "templates:\n"
                 "  reminder:\n"
                 f"    summary: \"{{title}} [c{k}]\"\n"
@@ -1704,7 +1704,7 @@ class Soak:
             f"{r['fds_ready']} → {r['fds_after']}",
             verdict]) + " |")
         q = self.quiet_counts
-        out = [f"`scripts/soak.py --minutes {self.args.minutes:g} --jobs {self.args.jobs} --seed {self.args.seed}` "
+        out = [f"`scripts/bench/soak.py --minutes {self.args.minutes:g} --jobs {self.args.jobs} --seed {self.args.seed}` "
                f"(`make soak` runs 10 minutes), "
                f"heraldd {self.version()}, on {cpu}.", "",
                "| date | machine | minutes | jobs due | shown | heraldd kills | server restarts | snoozes | cancels | "
@@ -1733,7 +1733,7 @@ class Soak:
 
 DESCRIPTION = """## Soak
 
-`make soak` (`scripts/soak.py`, about 12 minutes) is a busy user's week compressed into ten
+`make soak` (`scripts/bench/soak.py`, about 12 minutes) is a busy user's week compressed into ten
 minutes, against the release binaries on a private session bus: 50,000 reminders come due
 over the run (most from `herald import` batches of a few thousand, some from `herald remind
 --at/--in`, some as files renamed into `new/`) on top of a 10,000-job queue due a week later;
@@ -1766,7 +1766,7 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "serve":
         return serve(sys.argv[2:])
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                epilog="See the top of scripts/soak.py for what the run does and checks.")
+                                epilog="See the top of scripts/bench/soak.py for what the run does and checks.")
     p.add_argument("--bin", required=True, help="the folder with herald and heraldd (.build/release)")
     p.add_argument("--minutes", type=float, default=10, help="length of the workload (default 10)")
     p.add_argument("--jobs", type=int, help="jobs due over the run (default 50,000 for 10 minutes, scaled by --minutes)")
