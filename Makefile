@@ -81,7 +81,7 @@ bench-scale: test-deps
 ## leaked or crashed, and writes the result row into BENCHMARKS.md ("Soak").
 soak: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS)
-	/usr/bin/python3 scripts/bench/soak.py --bin .build/release --minutes 10 --output BENCHMARKS.md
+	/usr/bin/python3 scripts/bench/soak --bin .build/release --minutes 10 --output BENCHMARKS.md
 
 ## Rewrite linker/herald.order (what `herald remind` touches, for the release link's layout)
 ## from the current release build, then relink herald with it. Rerun after large changes to
