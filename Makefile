@@ -63,7 +63,7 @@ compat: test-deps
 bench: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	.build/release/herald-bench --output BENCHMARKS.md --command "make bench"
-	scripts/bench/calendar-bench.py --bin .build/release --output BENCHMARKS.md
+	python3 scripts/bench/calendar_bench --bin .build/release --output BENCHMARKS.md
 	scripts/bench/hostile-bench.py --bin .build/release --output BENCHMARKS.md
 
 ## The scale curve: for 1,000 / 10,000 / 100,000 / 1,000,000 queued jobs, import and intake

@@ -6,7 +6,7 @@ against an implementation it shares no code with. Occurrences (RRULE, RDATE incl
 PERIOD, EXDATE, RECURRENCE-ID incl. RANGE=THISANDFUTURE, VTIMEZONE) come from the
 `recurring-ical-events` + `icalendar` packages (pip; written against 3.8.2 / 7.3.0).
 The alarm arithmetic is done here, because that library's own VALARM expansion is not
-RFC 5545 strict (see --compare, and scripts/oracles/make-ical-corpus.py for the corners):
+RFC 5545 strict (see --compare, and scripts/oracles/make_ical_corpus/ for the corners):
   * a relative TRIGGER's weeks/days are nominal (local wall clock), its hours/minutes/
     seconds exact; DATE and floating times are wall times in --zone (first instant of a
     repeated local time, pre-gap offset for a skipped one: RFC 5545 3.3.5);
