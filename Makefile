@@ -33,10 +33,10 @@ FUZZ_SEED ?= $(shell date +%s)
 all: build
 
 deps:
-	@scripts/install-deps.sh build
+	@scripts/dev/install-deps.sh build
 
 test-deps:
-	@scripts/install-deps.sh test
+	@scripts/dev/install-deps.sh test
 
 build: deps
 	$(SWIFT) build
@@ -54,17 +54,17 @@ test: test-deps
 ## notification-daemon, mate-notification-daemon, mako): writes docs/compat.md, the README's
 ## table and docs/compat/<server>.png. About five minutes.
 compat: test-deps
-	scripts/install-deps.sh compat
+	scripts/dev/install-deps.sh compat
 	$(SWIFT) build
-	BIN=.build/debug scripts/compat.py
+	BIN=.build/debug scripts/desktop/compat.py
 
 ## Measure heraldd and herald against their targets (release build, about two minutes) and
 ## write the table into BENCHMARKS.md. A smoke run (100 jobs) is part of `make test`.
 bench: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	.build/release/herald-bench --output BENCHMARKS.md --command "make bench"
-	scripts/calendar-bench.py --bin .build/release --output BENCHMARKS.md
-	scripts/hostile-bench.py --bin .build/release --output BENCHMARKS.md
+	python3 scripts/bench/calendar_bench --bin .build/release --output BENCHMARKS.md
+	scripts/bench/hostile-bench.py --bin .build/release --output BENCHMARKS.md
 
 ## The scale curve: for 1,000 / 10,000 / 100,000 / 1,000,000 queued jobs, import and intake
 ## time, READY after a restart, RSS, fire lateness and the CLI's times (release build, about
@@ -73,7 +73,7 @@ SCALE_SIZES ?= 1000,10000,100000,1000000
 bench-scale: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	.build/release/herald-bench --scale $(SCALE_SIZES) --output BENCHMARKS.md --scale-json docs/bench/scale.json --command "make bench-scale"
-	/usr/bin/python3 scripts/plot-scale.py docs/bench/scale.json docs/bench/scale.png
+	/usr/bin/python3 scripts/bench/plot-scale.py docs/bench/scale.json docs/bench/scale.png
 
 ## A busy user's week in ten minutes (release build, about twelve minutes; not part of `make
 ## test`): 50,000 jobs due under cancels, snoozes, reschedules, habits, reloads, heraldd killed
@@ -81,14 +81,14 @@ bench-scale: test-deps
 ## leaked or crashed, and writes the result row into BENCHMARKS.md ("Soak").
 soak: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS)
-	/usr/bin/python3 scripts/soak.py --bin .build/release --minutes 10 --output BENCHMARKS.md
+	/usr/bin/python3 scripts/bench/soak --bin .build/release --minutes 10 --output BENCHMARKS.md
 
 ## Rewrite linker/herald.order (what `herald remind` touches, for the release link's layout)
 ## from the current release build, then relink herald with it. Rerun after large changes to
 ## the remind path; `make bench` shows the effect in the enqueue row.
 order-file: release
-	scripts/install-deps.sh profile
-	scripts/order-file.sh .build/release/herald linker/herald.order
+	scripts/dev/install-deps.sh profile
+	scripts/dev/order-file.sh .build/release/herald linker/herald.order
 	rm -f .build/release/herald
 	$(SWIFT) build $(RELEASE_FLAGS) --product herald
 
@@ -105,20 +105,20 @@ fuzz: deps
 
 ## Build in release and run heraldd in the foreground.
 run: release
-	@scripts/run.sh
+	@scripts/dev/run.sh
 
 ## The Debian package herald_<version>-<revision>_amd64.deb, in the repository root, from the
-## release build (packaging/debian/ holds its metadata; scripts/make-deb.sh), checked with lintian.
+## release build (packaging/debian/ holds its metadata; scripts/packaging/make-deb.sh), checked with lintian.
 deb: release
-	@scripts/install-deps.sh deb
-	scripts/make-deb.sh
+	@scripts/dev/install-deps.sh deb
+	scripts/packaging/make-deb.sh
 	lintian --fail-on error,warning herald_$$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)_amd64.deb
 
 ## Install the package into a fresh Debian 12 root (debootstrap, cached in ~/.cache/herald) and
 ## test it there: herald doctor, a popup through heraldd's console notifier, purge. Needs root.
 test-deb: deb
 	@deb=herald_$$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)_amd64.deb; \
-	if [ "$$(id -u)" -eq 0 ]; then scripts/test-deb.sh "$$deb"; else sudo scripts/test-deb.sh "$$deb"; fi
+	if [ "$$(id -u)" -eq 0 ]; then scripts/packaging/test-deb.sh "$$deb"; else sudo scripts/packaging/test-deb.sh "$$deb"; fi
 
 ## Install the release build under PREFIX (default ~/.local): binaries, the systemd user unit,
 ## man pages, bash/zsh/fish completions, the example config, the job schema, the .desktop file.
@@ -177,11 +177,11 @@ uninstall:
 
 ## Popups on a virtual screen (Xvfb + dunst on a private bus) saved to docs/screenshot.png.
 screenshot: release
-	BIN=.build/release scripts/screenshot.sh docs/screenshot.png
+	BIN=.build/release scripts/screenshots/screenshot.sh docs/screenshot.png
 
 ## `herald habit show` in colour, rendered to docs/habit-show.png for the README.
 habit-screenshot: build
-	scripts/habit-screenshot.sh .build/debug docs/habit-show.png
+	scripts/screenshots/habit-screenshot.sh .build/debug docs/habit-show.png
 
 clean:
 	rm -rf .build

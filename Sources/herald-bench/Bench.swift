@@ -69,7 +69,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("Instead of the full run, the scale curve: for each of these queue sizes, import, intake, READY after a restart, RSS, lateness and the CLI's times (comma-separated, e.g. 1000,10000,100000,1000000).", valueName: "sizes"))
     var scale: String?
 
-    @Option(help: ArgumentHelp("With --scale, also write the figures as JSON here (for scripts/plot-scale.py).", valueName: "file"))
+    @Option(help: ArgumentHelp("With --scale, also write the figures as JSON here (for scripts/bench/plot-scale.py).", valueName: "file"))
     var scaleJSON: String?
 
     mutating func validate() throws {

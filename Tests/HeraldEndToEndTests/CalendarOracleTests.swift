@@ -3,7 +3,7 @@ import HeraldCore
 import Testing
 
 /// `herald calendar alarms` against an independent implementation: python's
-/// recurring-ical-events (through scripts/ical-oracle.py, which applies RFC 5545's alarm rules to
+/// recurring-ical-events (through scripts/oracles/ical-oracle.py, which applies RFC 5545's alarm rules to
 /// its occurrences) on the corpus in Fixtures/calendar-corpus: every FREQ and BY-part, RDATE,
 /// EXDATE, overrides with THISANDFUTURE, all-day and floating items, custom VTIMEZONEs, to-dos,
 /// cancelled and acknowledged items, in several zones and across daylight-saving changes.
@@ -26,7 +26,7 @@ import Testing
         let ours = try runCommand(Binaries.herald, ["calendar", "alarms", Self.corpus, "--from", from, "--to", to, "--json"],
                                   environment: ["TZ": zone, "HOME": NSTemporaryDirectory()])
         #expect(ours.status == 0, "\(ours.stderr)")
-        let theirs = try runCommand("/usr/bin/env", ["python3", Binaries.repositoryRoot + "/scripts/ical-oracle.py", "--from", from, "--to", to,
+        let theirs = try runCommand("/usr/bin/env", ["python3", Binaries.repositoryRoot + "/scripts/oracles/ical-oracle.py", "--from", from, "--to", to,
                                                      "--zone", zone, Self.corpus],
                                     environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
         #expect(theirs.status == 0, "\(theirs.stderr)")

@@ -3,14 +3,14 @@ import HeraldCore
 import HeraldTestSupport
 import Testing
 
-/// Calendar alarms across two machines with the real peers (scripts/caldav-peers.sh): a Radicale
+/// Calendar alarms across two machines with the real peers (scripts/oracles/caldav-peers.sh): a Radicale
 /// CalDAV server on loopback, vdirsyncer syncing a "laptop" and a "desktop" vdir through it, and
 /// khal writing the events. Each machine is a scene of its own (bus, notification server, heraldd).
 @Suite(.serialized)
 struct CalendarPeersEndToEndTests {
     final class Peers {
         let directory: String
-        let script = Binaries.repositoryRoot + "/scripts/caldav-peers.sh"
+        let script = Binaries.repositoryRoot + "/scripts/oracles/caldav-peers.sh"
 
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-peers-\(UUID().uuidString.prefix(8))").path

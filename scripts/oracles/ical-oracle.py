@@ -6,7 +6,7 @@ against an implementation it shares no code with. Occurrences (RRULE, RDATE incl
 PERIOD, EXDATE, RECURRENCE-ID incl. RANGE=THISANDFUTURE, VTIMEZONE) come from the
 `recurring-ical-events` + `icalendar` packages (pip; written against 3.8.2 / 7.3.0).
 The alarm arithmetic is done here, because that library's own VALARM expansion is not
-RFC 5545 strict (see --compare, and scripts/make-ical-corpus.py for the corners):
+RFC 5545 strict (see --compare, and scripts/oracles/make_ical_corpus/ for the corners):
   * a relative TRIGGER's weeks/days are nominal (local wall clock), its hours/minutes/
     seconds exact; DATE and floating times are wall times in --zone (first instant of a
     repeated local time, pre-gap offset for a skipped one: RFC 5545 3.3.5);
@@ -18,7 +18,7 @@ RFC 5545 strict (see --compare, and scripts/make-ical-corpus.py for the corners)
 Output: one JSON array, sorted by at, uid, recurrenceId (null first), the VALARM's index in
 its component, file; from <= at < to. A directory means its *.ics and those one level down.
 
-  scripts/ical-oracle.py --from 2026-01-01T00:00:00Z --to 2028-01-01T00:00:00Z \
+  scripts/oracles/ical-oracle.py --from 2026-01-01T00:00:00Z --to 2028-01-01T00:00:00Z \
       --zone Europe/Berlin Tests/HeraldCoreTests/Fixtures/calendar-corpus
 
 --compare also runs the library's own VALARM expansion and lists on stderr every instant

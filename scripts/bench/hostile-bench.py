@@ -4,7 +4,7 @@
     "No file of 1 MB or less costs more than 1 s of CPU or 64 MiB of memory to plan,
     whatever it holds."
 
-    scripts/hostile-bench.py --bin .build/release [--output BENCHMARKS.md]
+    scripts/bench/hostile-bench.py --bin .build/release [--output BENCHMARKS.md]
 
 For each case a file of about 1 MB is made by repeating one hostile item (distinct UIDs)
 beside one good item; heraldd (console notifier) starts on a fresh spool with the file's
@@ -164,17 +164,17 @@ def main():
                     f"{skipped} report{'s' if skipped != 1 else ''}) |")
     with open("/proc/cpuinfo") as f:
         cpu_name = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
-    text = (f"Run on {dt.datetime.now(UTC):%Y-%m-%d %H:%M} Z by `scripts/hostile-bench.py --bin {args.bin}` "
+    text = (f"Run on {dt.datetime.now(UTC):%Y-%m-%d %H:%M} Z by `scripts/bench/hostile-bench.py --bin {args.bin}` "
             f"({os.cpu_count()} cores, {cpu_name}). Baseline (an empty calendar folder): {base[0]:.2f} s CPU, "
             f"VmHWM {base[1]:.1f} MiB; the figures are above it. Target per file: ≤ 1 s CPU, ≤ 64 MiB.\n\n"
             "| file | size | CPU to plan | memory (peak) | |\n|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
     print(text)
     if args.output:
-        begin, end = "<!-- hostile-bench: begin (written by scripts/hostile-bench.py) -->", "<!-- hostile-bench: end -->"
+        begin, end = "<!-- hostile-bench: begin (written by scripts/bench/hostile-bench.py) -->", "<!-- hostile-bench: end -->"
         old = open(args.output, encoding="utf-8").read()
         block = begin + "\n" + text + end
         new = (old[:old.index(begin)] + block + old[old.index(end) + len(end):]) if begin in old else (
-            old.rstrip("\n") + "\n\n## Hostile calendars (`make bench`: scripts/hostile-bench.py)\n\n" + block + "\n")
+            old.rstrip("\n") + "\n\n## Hostile calendars (`make bench`: scripts/bench/hostile-bench.py)\n\n" + block + "\n")
         with open(args.output + ".tmp", "w", encoding="utf-8") as f:
             f.write(new)
         os.replace(args.output + ".tmp", args.output)

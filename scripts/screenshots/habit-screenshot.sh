@@ -1,7 +1,7 @@
 #!/bin/sh
 # Draws `herald habit show` (colour, as on a terminal) for the README: a throw-away spool with a
 # habit and three months of history, its output captured through script(1) and rendered by
-# scripts/ansi-png.py. Usage: scripts/habit-screenshot.sh BIN_DIR OUT.png
+# scripts/screenshots/ansi-png.py. Usage: scripts/screenshots/habit-screenshot.sh BIN_DIR OUT.png
 set -eu
 bin=$1 out=$2
 dir=$(mktemp -d)

@@ -3,14 +3,14 @@
 # "machines" (laptop, desktop), each a vdir synced with vdirsyncer and written by khal, so the test
 # checks Herald against the files these tools really write, not against our idea of them.
 # Needs vdirsyncer, khal, curl and Radicale (`radicale` on PATH, else Debian's python3-radicale);
-# scripts/install-deps.sh test installs them.
+# scripts/dev/install-deps.sh test installs them.
 #
-#   PEERS_DIR=/tmp/x scripts/caldav-peers.sh start PORT     server + configs, calendar created
-#   PEERS_DIR=/tmp/x scripts/caldav-peers.sh sync laptop|desktop
-#   PEERS_DIR=/tmp/x scripts/caldav-peers.sh new laptop|desktop START END SUMMARY ALARM [LOCATION]
+#   PEERS_DIR=/tmp/x scripts/oracles/caldav-peers.sh start PORT     server + configs, calendar created
+#   PEERS_DIR=/tmp/x scripts/oracles/caldav-peers.sh sync laptop|desktop
+#   PEERS_DIR=/tmp/x scripts/oracles/caldav-peers.sh new laptop|desktop START END SUMMARY ALARM [LOCATION]
 #                    (START/END like "2026-11-23 14:30", ALARM like 1m = 1 minute before start;
 #                     prints the path of the .ics khal wrote)
-#   PEERS_DIR=/tmp/x scripts/caldav-peers.sh stop
+#   PEERS_DIR=/tmp/x scripts/oracles/caldav-peers.sh stop
 # Files under $PEERS_DIR: radicale.{conf,log,pid}, radicale/ (storage), port, and for each side
 # SIDE/cal/ (the vdir), SIDE/khal.conf, SIDE/khal.db, SIDE/vdirsyncer.conf, SIDE/status/.
 # PEERS_TZ sets khal's timezone (default UTC). PEERS_CONFLICT="a wins" (the vdir) or "b wins" (the server)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Herald Debian package into a fresh Debian 12 root and tests it there:
 #
-#   scripts/test-deb.sh [path/to/herald_<version>_amd64.deb]     (as root; `make test-deb`)
+#   scripts/packaging/test-deb.sh [path/to/herald_<version>_amd64.deb]     (as root; `make test-deb`)
 #
 # Default package: the newest herald_*_amd64.deb in the repository root. The first run makes
 # a minimal Debian 12 root with debootstrap (a minute or two) and keeps it, untouched, in
@@ -22,7 +22,7 @@
 # (keep the temporary root, for a look after a failure), TMPDIR.
 set -eu
 
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 suite=bookworm
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -30,7 +30,7 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 2
 fi
 for tool in debootstrap chroot mount umount dpkg-deb python3; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "test-deb: $tool is missing (scripts/install-deps.sh deb)" >&2; exit 1; }
+  command -v "$tool" >/dev/null 2>&1 || { echo "test-deb: $tool is missing (scripts/dev/install-deps.sh deb)" >&2; exit 1; }
 done
 
 deb=${1:-}

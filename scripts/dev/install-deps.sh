@@ -1,12 +1,12 @@
 #!/bin/sh
 # Installs the Debian packages Herald needs, only those that are missing.
-#   scripts/install-deps.sh build    what `swift build` needs
-#   scripts/install-deps.sh test     what `make test` and `make bench` need (a private bus, a notification
-#                                    server, `at` and faketime to compare enqueue times and time phrases with, ...)
-#   scripts/install-deps.sh screenshot  what `make screenshot` needs (a virtual X screen, dunst, ImageMagick)
-#   scripts/install-deps.sh profile  what `make order-file` needs (valgrind, binutils)
-#   scripts/install-deps.sh compat   what `make compat` needs (every notification server, sway, grim)
-#   scripts/install-deps.sh deb      what `make deb` and `make test-deb` need (dpkg-dev, lintian, debootstrap)
+#   scripts/dev/install-deps.sh build       what `swift build` needs
+#   scripts/dev/install-deps.sh test        what `make test` and `make bench` need (a private bus, a notification
+#                                           server, `at` and faketime to compare enqueue times and time phrases with, ...)
+#   scripts/dev/install-deps.sh screenshot  what `make screenshot` needs (a virtual X screen, dunst, ImageMagick)
+#   scripts/dev/install-deps.sh profile     what `make order-file` needs (valgrind, binutils)
+#   scripts/dev/install-deps.sh compat      what `make compat` needs (every notification server, sway, grim)
+#   scripts/dev/install-deps.sh deb         what `make deb` and `make test-deb` need (dpkg-dev, lintian, debootstrap)
 set -eu
 
 build="libnotify-dev libcanberra-dev libsqlite3-dev pkg-config tzdata"

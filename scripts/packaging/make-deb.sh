@@ -2,8 +2,8 @@
 # Builds the Debian package herald_<version>-<revision>_amd64.deb from binaries that are already
 # built (no Swift build here; `make deb` builds first).
 #
-#   scripts/make-deb.sh                         # binaries from .build/release, the .deb into the repo root
-#   BUILD_DIR=/tmp/bin OUT_DIR=/tmp/out scripts/make-deb.sh
+#   scripts/packaging/make-deb.sh                         # binaries from .build/release, the .deb into the repo root
+#   BUILD_DIR=/tmp/bin OUT_DIR=/tmp/out scripts/packaging/make-deb.sh
 #
 # The packaging metadata is in packaging/debian/: control (a debian/control, with the
 # Depends computed here by dpkg-shlibdeps), changelog (its newest entry gives the Debian
@@ -11,10 +11,10 @@
 # HeraldVersion.string; the changelog's newest entry must be for it.
 #
 # Needs dpkg-dev (dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog) and binutils (strip):
-# `scripts/install-deps.sh deb`. Prints the path of the .deb on its last line.
+# `scripts/dev/install-deps.sh deb`. Prints the path of the .deb on its last line.
 set -eu
 
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 # Paths given in the environment are relative to where we were started; the defaults to the repository.
 absolute() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 BUILD_DIR=$(absolute "${BUILD_DIR:-$repo/.build/release}")
@@ -28,7 +28,7 @@ meta=packaging/debian
 die() { echo "make-deb: $*" >&2; exit 1; }
 
 for tool in dpkg-deb dpkg-shlibdeps dpkg-gencontrol dpkg-parsechangelog strip readelf gzip; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool is missing: run scripts/install-deps.sh deb"
+  command -v "$tool" >/dev/null 2>&1 || die "$tool is missing: run scripts/dev/install-deps.sh deb"
 done
 for bin in herald heraldd herald-loop-db; do
   [ -x "$BUILD_DIR/$bin" ] || die "no $BUILD_DIR/$bin: build first (make release), or set BUILD_DIR"

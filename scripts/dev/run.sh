@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make run`: start the release heraldd in the foreground, on the desktop if there is one.
 set -eu
-bin="$(cd "$(dirname "$0")/.." && pwd)/.build/release"
+bin="$(cd "$(dirname "$0")/../.." && pwd)/.build/release"
 
 bus="${DBUS_SESSION_BUS_ADDRESS:-}"
 if [ -z "$bus" ] && [ -S "/run/user/$(id -u)/bus" ]; then

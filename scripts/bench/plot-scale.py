@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plots herald-bench --scale's figures (its --scale-json file) as a PNG for BENCHMARKS.md.
 
-    /usr/bin/python3 scripts/plot-scale.py docs/bench/scale.json docs/bench/scale.png
+    /usr/bin/python3 scripts/bench/plot-scale.py docs/bench/scale.json docs/bench/scale.png
 
 Four panels against the number of queued jobs (log scale): READY after a restart and RSS;
 fire lateness p99 and max; the single-job CLI commands; the listing commands. Each panel

@@ -8,7 +8,7 @@ has its effect, expiry honoured, replace in place, sound. The table goes to
 docs/compat.md and between the compat-table markers in README.md; one screenshot per
 server goes to docs/compat/<server>.png.
 
-    scripts/compat.py [SERVER...]      (BIN=.build/release to test a release build)
+    scripts/desktop/compat.py [SERVER...]      (BIN=.build/release to test a release build)
 """
 
 import html
@@ -20,8 +20,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(HERE, "desktop"))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)  # desktop.py is beside this file
 sys.dont_write_bytecode = True
 import desktop  # noqa: E402
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # `make screenshot`: Herald's popups on a virtual screen, saved as a PNG.
-#   scripts/screenshot.sh [OUTPUT.png]     (default docs/screenshot.png; BIN=.build/release)
+#   scripts/screenshots/screenshot.sh [OUTPUT.png]     (default docs/screenshot.png; BIN=.build/release)
 # Starts Xvfb, a private D-Bus session bus and dunst on it, runs heraldd from BIN with a
 # delivery heads-up, a habit (with Done/Snooze actions) and a critical reminder, and captures
 # the screen once all three are up. Nothing outside a temporary directory is touched.
@@ -11,7 +11,7 @@ bin=${BIN:-.build/release}
 for tool in "$bin/herald" "$bin/heraldd"; do
   [ -x "$tool" ] || { echo "screenshot: no executable $tool (run 'make release', or set BIN)" >&2; exit 1; }
 done
-scripts/install-deps.sh screenshot
+scripts/dev/install-deps.sh screenshot
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/herald-screenshot.XXXXXX")
 pids=""

@@ -1,0 +1,124 @@
+"""The figures against the targets: on the terminal, or as rows for BENCHMARKS.md (written
+between its calendar-bench markers)."""
+import datetime as dt
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+from .vdir import UTC
+
+TARGETS = {"load": 1.0, "rss": 30.0, "edit": 1.0}  # seconds, MiB, seconds
+
+
+def machine():
+    cpu = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    osname = ""
+    try:
+        with open("/etc/os-release") as f:
+            osname = dict(l.rstrip("\n").split("=", 1) for l in f if "=" in l).get("PRETTY_NAME", "").strip('"')
+    except OSError:
+        pass
+    with open("/proc/meminfo") as f:
+        ram = int(f.readline().split()[1]) / 2**20
+    u = platform.uname()
+    parts = [osname, f"Linux {u.release} {u.machine}", cpu, f"{os.cpu_count()} cores", f"{ram:.1f} GiB RAM"]
+    return ", ".join(p for p in parts if p)
+
+
+def filesystem(path):
+    best, kind = "", "?"
+    with open("/proc/mounts") as f:
+        for line in f:
+            _, mount, fstype = line.split()[:3]
+            if (path == mount or path.startswith(mount.rstrip("/") + "/")) and len(mount) >= len(best):
+                best, kind = mount, fstype
+    return f"{kind} at {best}"
+
+
+def version(bindir):
+    try:
+        out = subprocess.run([os.path.join(bindir, "heraldd"), "--version"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "?"
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+
+
+def ms(seconds):
+    return f"{seconds * 1000:,.0f} ms" if seconds >= 0.1 else f"{seconds * 1000:.1f} ms"
+
+
+def rows(r):
+    """(figure, how, result, target, met) for each target."""
+    delta = r["rss_load"] - r["rss_base"]
+    edits = r["edits"]
+    shape = f"{r['items']:,} items ({r['recurring']:,} recurring), {r['expected']:,} with alarms"
+    out = [("calendar load", f"SIGHUP adding a vdir of {shape} → `Calendar planned`",
+            f"{ms(r['load_s'])} (heraldd's own: {r['load_ms_logged']:,} ms)", "≤ 1 s",
+            r["load_s"] <= TARGETS["load"]),
+           ("calendar filed", f"SIGHUP → all {r['jobs_new']:,} jobs in `jobs/`", ms(r["filed_s"]), "—", None),
+           ("calendar memory", "heraldd VmRSS after the load − before (empty spool)",
+            f"+{delta:.1f} MiB ({r['rss_base']:.1f} → {r['rss_load']:.1f} MiB, peak VmHWM {r['hwm_load']:.1f} MiB, "
+            f"after the edits {r['rss_end']:.1f} MiB)", "≤ 30 MiB", delta <= TARGETS["rss"])]
+    if edits:
+        out.append(("calendar edit", f"an item's `.ics` renamed into place, DTSTART + 1 h → its job renamed in `jobs/`, "
+                                     f"{len(edits)} items",
+                    f"median {ms(statistics.median(edits))} · max {ms(max(edits))} "
+                    f"(plans took {', '.join(str(p) for p in r['edit_plans_ms'])} ms)",
+                    "≤ 1 s", max(edits) <= TARGETS["edit"]))
+    return out
+
+
+def report(args, r, problems):
+    table = rows(r)
+    verdict = {True: "met", False: "NOT met", None: ""}
+    if args.markdown:
+        print(f"Run on {dt.datetime.now(UTC):%Y-%m-%d %H:%M} Z by `scripts/bench/calendar_bench --bin {args.bin}`"
+              f" (heraldd {version(args.bin)}).\n")
+        print(f"Machine: {machine()}.\n")
+        print("| figure | how | result | target | |")
+        print("|---|---|---|---|---|")
+        for figure, how, result, target, met in table:
+            print(f"| {figure} | {how} | {result} | {target} | {verdict[met]} |")
+        print(f"\n- Working directory {r['work']} ({filesystem(r['work'])}); the {r['bytes'] / 2**20:.1f} MiB of"
+              " calendar files are in the page cache (just written), as after a sync.")
+        if problems:
+            print("- Problems: " + "; ".join(problems) + ".")
+        else:
+            print("- Checked: every expected job filed once, at its item's first alarm; each edit changed one job;"
+                  " nothing in `new/` or `failed/`, no popup, no warning in heraldd's log.")
+    else:
+        print(f"heraldd {version(args.bin)} from {args.bin}; {machine()}")
+        print(f"work dir {r['work']} ({filesystem(r['work'])}); calendar {r['bytes'] / 2**20:.1f} MiB")
+        width = max(len(t[0]) for t in table)
+        for figure, how, result, target, met in table:
+            print(f"  {figure:<{width}}  {result}")
+            print(f"  {'':<{width}}  " + (f"target {target}: {verdict[met]}; " if met is not None else "") + how)
+    sys.stdout.flush()
+    if problems:
+        print("\nProblems:", file=sys.stderr)
+        for p in problems:
+            print("  - " + p, file=sys.stderr)
+
+
+BEGIN = "<!-- calendar-bench: begin (written by scripts/bench/calendar_bench; edits between these lines are replaced) -->"
+END = "<!-- calendar-bench: end -->"
+
+
+def write_section(path, text):
+    """Replaces the text between BEGIN and END in `path` (appended with a heading if absent)."""
+    old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    block = BEGIN + "\n" + text.rstrip("\n") + "\n" + END
+    if BEGIN in old and END in old:
+        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):]
+    else:
+        new = old.rstrip("\n") + "\n\n## Calendars (`make bench`: scripts/bench/calendar_bench)\n\n" + block + "\n"
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(new)
+    os.replace(path + ".tmp", path)
