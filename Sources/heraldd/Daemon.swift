@@ -168,9 +168,12 @@ final class Daemon: @unchecked Sendable {
             }
         }
         herald_release_free_memory()
-        // Ready once the spool's own jobs are loaded and the socket answers: what new/ holds is
-        // read and filed behind it, each job scheduled as soon as it is checked.
-        sendReady()
+        // Ready once jobs/ is loaded and the small files of new/ are read and accepted (one
+        // `herald remind` made while heraldd was stopped counts as pending): large batches are
+        // checked and everything is filed behind it, each job scheduled as soon as it is
+        // checked. The fallback only bounds a new/ of many thousand single files.
+        smallIntakeQueue.async { [self] in queue.async { [self] in sendReady() } }
+        queue.asyncAfter(wallDeadline: .now() + 1) { [self] in sendReady() }
     }
 
     /// The crash-loop breaker: the file of `new/` a heraldd that died was reading is read once

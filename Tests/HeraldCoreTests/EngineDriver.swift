@@ -39,7 +39,8 @@ final class EngineDriver {
         self.notifier = notifier
         engine = Engine(config: config, localZone: localZone, logger: logger)
         worker = SpoolWorker(spool: spool, logger: logger)
-        reader = IntakeReader(spool: spool, partSize: partSize)
+        // No inotify here to bring back a file left for its writer's close.
+        reader = IntakeReader(spool: spool, partSize: partSize, waitsForWriters: false)
     }
 
     @discardableResult
