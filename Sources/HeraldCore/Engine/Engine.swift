@@ -185,8 +185,10 @@ public struct Engine: Sendable {
                       metadata: ["zone": "\(zone.identifier)", "jobs": "\(jobs.count)"])
         localZone = zone
         var effects: [EngineEffect] = []
+        // `jobs` comes from a listing of jobs/: a job still `filing` is already there under this
+        // name, so it can be renamed too (its `filed` then adopts the new name).
         for (name, job) in jobs where name.snoozedUntil == nil {
-            guard let record = records[name.id], record.name == name, !record.isBusy, !record.isFiling,
+            guard let record = records[name.id], record.name == name, !record.isBusy,
                   let schedule = try? JobSchedule(job, localZone: zone, defaultLead: config.lead), schedule.isRecurring,
                   let next = schedule.firing(after: now), next != name.occurrence else { continue }
             effects.append(move(name, to: JobFileName(id: name.id, occurrence: next)))
