@@ -124,8 +124,14 @@ public struct Engine: Sendable {
         case .jobsListed(let names): effects = jobsListed(names, now: now)
         case .loaded(let request, let result): effects = loaded(request, result, now: now)
         case .shown(let id, let result): effects = shown(id, result, now: now)
+        case .serverGone:
+            // Its popups went with it: none is answered, replaced or refreshed ("+1") again. Popups
+            // being shown are not touched: they go to the next server and are recorded when shown.
+            onScreen.removeAll()
+            adding.removeAll()
+            effects = []
         case .serverAppeared:
-            onScreen.removeAll()  // a new server shows none of the old one's popups
+            // Popups on screen now are the new server's (it may have been started by one of them).
             effects = perform(outbox.serverAppeared(), now: now)
         case .popup(.action(let action)): effects = actionInvoked(action, now: now)
         case .popup(.closed(let id, let occurrence, let reason)): effects = popupClosed(id, occurrence: occurrence, reason, now: now)
