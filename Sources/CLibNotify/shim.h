@@ -39,10 +39,11 @@ static inline unsigned int herald_watch_name_owner(GDBusConnection *connection, 
                                               G_DBUS_SIGNAL_FLAGS_NONE, callback, user_data, NULL);
 }
 
-/// The new owner (third argument) of a NameOwnerChanged signal, or "" when it has none.
-static inline const char *herald_name_owner_changed_new_owner(GVariant *parameters) {
-    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(sss)"))) return "";
-    GVariant *child = g_variant_get_child_value(parameters, 2);
+/// An owner in a NameOwnerChanged signal: the old one (`which` 1) or the new one (2), or ""
+/// for none.
+static inline const char *herald_name_owner_changed_owner(GVariant *parameters, gsize which) {
+    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(sss)")) || which < 1 || which > 2) return "";
+    GVariant *child = g_variant_get_child_value(parameters, which);
     const char *owner = g_variant_get_string(child, NULL);
     g_variant_unref(child);  /* the string stays valid: the parent holds it */
     return owner;

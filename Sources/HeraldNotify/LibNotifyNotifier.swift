@@ -61,10 +61,13 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
     }
 
-    /// Called (on the GLib thread) when a notification server takes the name on the bus,
-    /// and when the session bus connection closes for good.
-    public func onBusEvents(serverAppeared: @escaping @Sendable () -> Void, busLost: @escaping @Sendable (String) -> Void) {
-        busHandlers.set(serverAppeared: serverAppeared, busLost: busLost)
+    /// Called (on the GLib thread) when the server that showed the popups leaves the bus or
+    /// gives its name to another (they are forgotten first), when a notification server takes
+    /// the name, and when the session bus connection closes for good. Called in order with the
+    /// completions of `show`.
+    public func onBusEvents(serverGone: @escaping @Sendable () -> Void, serverAppeared: @escaping @Sendable () -> Void,
+                            busLost: @escaping @Sendable (String) -> Void) {
+        busHandlers.set(serverGone: serverGone, serverAppeared: serverAppeared, busLost: busLost)
         glib.perform { [self] in watchBus() }
     }
 
@@ -84,9 +87,16 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = herald_watch_name_owner(connection, "org.freedesktop.Notifications", { _, _, _, _, _, parameters, data in
             let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
-            let owner = String(cString: herald_name_owner_changed_new_owner(parameters))
+            let old = String(cString: herald_name_owner_changed_owner(parameters, 1))
+            let new = String(cString: herald_name_owner_changed_owner(parameters, 2))
             notifier.capabilities = nil
-            if !owner.isEmpty { notifier.busHandlers.serverAppeared() }
+            // A server that took a free name may have answered shows made before this signal was
+            // heard (it was started by one of them): those popups are its own and are kept.
+            if !old.isEmpty {
+                notifier.forgetAllPopups()
+                notifier.busHandlers.serverGone()
+            }
+            if !new.isEmpty { notifier.busHandlers.serverAppeared() }
         }, me)
         _ = herald_connection_on_closed(connection, { _, _, error, data in
             let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
@@ -240,6 +250,16 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
     }
 
+    /// The server that showed the popups is gone. The next numbers its popups from 1 again, so
+    /// none is replaced in place (a stale replaces_id would replace another job's popup) and
+    /// none is listened to (its signals would match the new server's ids): all are let go.
+    private func forgetAllPopups() {
+        for notification in live { herald_notification_unref(notification) }
+        live.removeAll()
+        jobOf.removeAll()
+        popupOf.removeAll()
+    }
+
     /// The server's capabilities, or nil if it cannot be asked.
     private func serverCapabilities() -> Set<String>? {
         guard let list = notify_get_server_caps() else { return nil }
@@ -362,11 +382,14 @@ private struct NotificationHandle: @unchecked Sendable {
 /// The daemon's bus event handlers, set once from another thread.
 private final class BusHandlersBox: @unchecked Sendable {
     private let lock = NSLock()
+    private var gone: (@Sendable () -> Void)?
     private var appeared: (@Sendable () -> Void)?
     private var lost: (@Sendable (String) -> Void)?
-    func set(serverAppeared: @escaping @Sendable () -> Void, busLost: @escaping @Sendable (String) -> Void) {
-        lock.lock(); appeared = serverAppeared; lost = busLost; lock.unlock()
+    func set(serverGone: @escaping @Sendable () -> Void, serverAppeared: @escaping @Sendable () -> Void,
+             busLost: @escaping @Sendable (String) -> Void) {
+        lock.lock(); gone = serverGone; appeared = serverAppeared; lost = busLost; lock.unlock()
     }
+    func serverGone() { lock.lock(); let h = gone; lock.unlock(); h?() }
     func serverAppeared() { lock.lock(); let h = appeared; lock.unlock(); h?() }
     func busLost(_ why: String) { lock.lock(); let h = lost; lock.unlock(); h?(why) }
 }

@@ -3,16 +3,17 @@ import Foundation
 /// A private D-Bus session bus, one per test scene or benchmark run, so that no desktop's bus
 /// and no other run sees or disturbs what heraldd sends.
 ///
-/// Its configuration has no `<standard_session_servicedirs/>`: the bus activates no service,
-/// so nothing owns org.freedesktop.Notifications until the test or benchmark starts its own
-/// server. The limits are the stock session.conf's, far above dbus-daemon's built-in ones.
+/// Its configuration has no `<standard_session_servicedirs/>`: the bus activates no service
+/// but those in `serviceDirectory`, so nothing owns org.freedesktop.Notifications until the
+/// test or benchmark starts its own server (or puts one there to be started on the first call).
+/// The limits are the stock session.conf's, far above dbus-daemon's built-in ones.
 public final class SessionBus {
     /// The address for DBUS_SESSION_BUS_ADDRESS.
     public let address: String
     private let daemon: Spawned
 
     /// Starts dbus-daemon listening in `directory` (its configuration and output go there too).
-    public init(directory: String) throws(SetupError) {
+    public init(directory: String, serviceDirectory: String? = nil) throws(SetupError) {
         let config = directory + "/bus.conf"
         let output = directory + "/dbus-daemon.out"
         do {
@@ -23,6 +24,7 @@ public final class SessionBus {
               <type>session</type>
               <listen>unix:dir=\(directory)</listen>
               <auth>EXTERNAL</auth>
+              \(serviceDirectory.map { "<servicedir>\($0)</servicedir>" } ?? "")
               <limit name="max_incoming_bytes">1000000000</limit>
               <limit name="max_outgoing_bytes">1000000000</limit>
               <policy context="default">

@@ -140,7 +140,10 @@ final class Daemon: @unchecked Sendable {
         }
         notifier.onEvent { [weak self] event in self?.post(.popup(event)) }
         if let libnotify = notifier as? LibNotifyNotifier {
-            libnotify.onBusEvents(serverAppeared: { [weak self] in
+            libnotify.onBusEvents(serverGone: { [weak self] in
+                self?.logger.notice("The notification server went away; its popups are forgotten")
+                self?.post(.serverGone)
+            }, serverAppeared: { [weak self] in
                 self?.logger.notice("A notification server took the name on the bus")
                 self?.post(.serverAppeared)
             }, busLost: { [weak self] why in

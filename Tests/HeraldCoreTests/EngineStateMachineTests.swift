@@ -291,15 +291,15 @@ struct EngineStateMachineTests {
         #expect(e.handle(.timerFired, now: t0 + .minutes(2)).isEmpty)
     }
 
-    /// Idle → loading → showing → idle with a popup on screen; a new server forgets the popup,
-    /// so a button from the old one ends nothing and a close from it is ignored.
-    @Test func aNewServerForgetsEveryPopup() {
+    /// Idle → loading → showing → idle with a popup on screen; a server that goes away takes the
+    /// popup with it, so a button from the old one ends nothing and a close from it is ignored.
+    @Test func aServerGoneForgetsEveryPopup() {
         var e = engine()
         let a = name("a", t0)
         _ = e.handle(.started(jobs: [a], strays: []), now: t0)
         _ = e.handle(.loaded(LoadRequest(name: a, purpose: .fire(due: t0)), .success(reminder("a", every: "hourly"))), now: t0)
         _ = e.handle(.shown(jobID: "a", .success(())), now: t0)
-        _ = e.handle(.serverAppeared, now: t0 + .seconds(5))
+        _ = e.handle(.serverGone, now: t0 + .seconds(5))
         #expect(history(e.handle(.popup(.closed(jobID: "a", occurrence: t0, .dismissed)), now: t0 + .seconds(6))).isEmpty)
         #expect(history(e.handle(.popup(.action(NotificationAction(jobID: "a", occurrence: t0, action: .gotIt))), now: t0 + .seconds(7))).isEmpty)
         #expect(e.currentNames["a"] == name("a", t0 + .minutes(60)))
@@ -358,5 +358,76 @@ struct EngineStateMachineTests {
         #expect(history(snoozed) == [.snoozed])
         #expect(snoozed.contains(.spool(.restore(from: a, to: name("a", t0, snoozed: t0 + .seconds(10) + .minutes(5))))))
         #expect(e.pendingCount == 1)
+    }
+
+    // MARK: the notification server goes away
+
+    func isShow(_ effect: EngineEffect) -> Bool { if case .show = effect { return true } else { return false } }
+
+    /// A new server numbers its popups afresh: the old popups' closings and buttons are not
+    /// heard, and a repeat is a new popup, not a replacement.
+    @Test func aServerThatWentAwayTookItsPopupsWithIt() {
+        var e = engine()
+        let a = name("a", t0)
+        let job = LoadedJob(job: Job(kind: .reminder, id: "a", at: t0, text: "a", repeat: .minutes(1)))
+        _ = e.handle(.started(jobs: [a], strays: []), now: t0)
+        _ = e.handle(.loaded(LoadRequest(name: a, purpose: .fire(due: t0)), .success(job)), now: t0)
+        #expect(history(e.handle(.shown(jobID: "a", .success(())), now: t0)) == [.shown])
+        #expect(e.handle(.serverGone, now: t0 + .seconds(10)).isEmpty)
+        #expect(e.handle(.popup(.closed(jobID: "a", occurrence: t0, .dismissed)), now: t0 + .seconds(20)).isEmpty)
+        #expect(history(e.handle(.popup(.action(NotificationAction(jobID: "a", occurrence: t0, action: .done))), now: t0 + .seconds(20))).isEmpty)
+        _ = e.handle(.serverAppeared, now: t0 + .seconds(30))
+        let again = name("a", t0, snoozed: t0 + .minutes(1))
+        #expect(e.currentNames["a"] == again)  // still repeating: nothing acknowledged it
+        _ = e.handle(.timerFired, now: again.fireAt)
+        _ = e.handle(.loaded(LoadRequest(name: again, purpose: .fire(due: again.fireAt)), .success(job)), now: again.fireAt)
+        #expect(history(e.handle(.shown(jobID: "a", .success(())), now: again.fireAt)) == [.shown])  // not "replaced"
+        let closed = e.handle(.popup(.closed(jobID: "a", occurrence: t0, .dismissed)), now: again.fireAt + .seconds(5))
+        #expect(history(closed) == [.dismissed])  // the new popup is heard
+    }
+
+    /// A popup on its way when the server goes is shown by the next one: recorded, and on screen.
+    @Test func aPopupBeingShownWhenTheServerGoesIsStillRecorded() {
+        var e = engine()
+        let a = name("a", t0)
+        _ = e.handle(.started(jobs: [a], strays: []), now: t0)
+        #expect(e.handle(.loaded(LoadRequest(name: a, purpose: .fire(due: t0)), .success(reminder("a", at: t0))), now: t0).contains(where: isShow))
+        _ = e.handle(.serverGone, now: t0)
+        _ = e.handle(.serverAppeared, now: t0)
+        #expect(history(e.handle(.shown(jobID: "a", .success(())), now: t0)) == [.shown])
+        #expect(history(e.handle(.popup(.closed(jobID: "a", occurrence: t0, .expired)), now: t0 + .seconds(5))) == [.expired])
+    }
+
+    /// A server started by a popup (D-Bus activation) says it took the name after showing it:
+    /// that popup is its own and stays known.
+    @Test func aServerAppearingKeepsThePopupsItAlreadyShows() {
+        var e = engine()
+        let a = name("a", t0)
+        _ = e.handle(.started(jobs: [a], strays: []), now: t0)
+        _ = e.handle(.loaded(LoadRequest(name: a, purpose: .fire(due: t0)), .success(reminder("a", at: t0))), now: t0)
+        _ = e.handle(.shown(jobID: "a", .success(())), now: t0)
+        _ = e.handle(.serverAppeared, now: t0)
+        #expect(history(e.handle(.popup(.closed(jobID: "a", occurrence: t0, .dismissed)), now: t0 + .seconds(5))) == [.dismissed])
+    }
+
+    /// "+1" pressed just before the server went: the amount is recorded, but the popup it would
+    /// have redrawn is gone, so none is shown.
+    @Test func aPlusOneWhosePopupWentWithTheServerIsRecordedNotShown() throws {
+        var e = engine()
+        let h = name("h", t0)
+        var water = Job(kind: .habit, id: "h", every: "*-*-* 08:00", text: "Water")
+        water.target = HabitTarget(amount: 8, unit: "glasses")
+        let habit = LoadedJob(job: water, habitLog: .init())
+        _ = e.handle(.started(jobs: [h], strays: []), now: t0)
+        #expect(e.handle(.loaded(LoadRequest(name: h, purpose: .fire(due: t0)), .success(habit)), now: t0).contains(where: isShow))
+        _ = e.handle(.shown(jobID: "h", .success(())), now: t0)
+        let pending = try #require(e.currentNames["h"])
+        let press = e.handle(.popup(.action(NotificationAction(jobID: "h", occurrence: t0, action: .add(1)))), now: t0 + .seconds(5))
+        let read = LoadRequest(name: pending, purpose: .action(.add(1), occurrence: t0))
+        #expect(press.first == .load(read))
+        _ = e.handle(.serverGone, now: t0 + .seconds(5))
+        let added = e.handle(.loaded(read, .success(habit)), now: t0 + .seconds(5))
+        #expect(added.contains { if case .spool(.appendHabitLog(id: "h", _)) = $0 { return true } else { return false } })
+        #expect(!added.contains(where: isShow))
     }
 }

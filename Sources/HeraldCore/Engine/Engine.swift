@@ -111,7 +111,10 @@ public struct Engine: Sendable {
         case .jobsListed(let names): effects = jobsListed(names, now: now)
         case .loaded(let request, let result): effects = loaded(request, result, now: now)
         case .shown(let id, let result): effects = shown(id, result, now: now)
-        case .serverAppeared: effects = serverAppeared(now: now)
+        case .serverGone: effects = serverGone()
+        case .serverAppeared:
+            // Popups on screen now are the new server's (it may have been started by one of them).
+            effects = perform(outbox.serverAppeared(), now: now)
         case .popup(.action(let action)): effects = actionInvoked(action, now: now)
         case .popup(.closed(let id, let occurrence, let reason)): effects = popupClosed(id, occurrence: occurrence, reason, now: now)
         case .quietSwitched(let manual):
@@ -196,12 +199,19 @@ public struct Engine: Sendable {
         return effects + tick(now: now)
     }
 
-    /// A new server owns the name: it shows none of the old one's popups, and its ids are its own.
-    mutating func serverAppeared(now: Instant) -> [EngineEffect] {
+    /// The server left: its popups went with it, and none is answered, replaced or refreshed
+    /// ("+1") again. A popup being shown again with a new amount, like any popup on its way,
+    /// goes to the next server and is recorded when shown.
+    mutating func serverGone() -> [EngineEffect] {
         var ids: [String] = []
-        records.forEach { id, record in if record.popup != nil { ids.append(id) } }
+        records.forEach { id, record in
+            switch record.popup {
+            case .onScreen?, .adding?: ids.append(id)
+            case .refreshing?, nil: break
+            }
+        }
         for id in ids { update(id) { $0.popup = nil } }
-        return perform(outbox.serverAppeared(), now: now)
+        return []
     }
 
     // MARK: the record

@@ -25,6 +25,9 @@ public enum EngineEvent: Sendable {
     case loaded(LoadRequest, Result<LoadedJob, SpoolFileError>)
     /// The notifier finished with a popup.
     case shown(jobID: String, Result<Void, NotifierError>)
+    /// The notification server that showed the popups left the bus, or another took its name:
+    /// none of them is on screen any more (the notifier forgot them at the same point).
+    case serverGone
     /// A notification server took the name on the bus.
     case serverAppeared
     /// A button on a popup was pressed, or a popup closed.

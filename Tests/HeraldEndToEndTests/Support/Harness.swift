@@ -108,16 +108,36 @@ final class Child {
 
 /// python-dbusmock's notification_daemon template on a bus: a real notification server.
 final class NotificationServer {
-    private let child: Child
+    /// nil for a server the bus started (D-Bus activation): it ends with the bus.
+    private let child: Child?
     let environment: [String: String]
 
     init(bus: SessionBus, directory: String, capabilities: String = "body body-markup actions icon-static") throws {
         environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"]
-        child = try Child("/usr/bin/python3", ["-m", "dbusmock", "--template", "notification_daemon",
-                                                "-p", "{\"capabilities\": \"\(capabilities)\"}"],
-                          environment: environment, directory: directory, name: "notifyd-\(UUID().uuidString.prefix(6))")
+        let child = try Child("/usr/bin/python3", ["-m", "dbusmock", "--template", "notification_daemon",
+                                                    "-p", "{\"capabilities\": \"\(capabilities)\"}"],
+                              environment: environment, directory: directory, name: "notifyd-\(UUID().uuidString.prefix(6))")
+        self.child = child
         let waited = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", "wait"], environment: environment)
         guard waited.status == 0 else { throw SetupError("notification server did not start: \(waited.stderr) \(child.log)") }
+    }
+
+    /// The server the bus starts on the first call to the name (see `Scene(activatable:)`),
+    /// once it owns the name.
+    init(activatedOn bus: SessionBus) throws {
+        environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"]
+        child = nil
+        try control("wait")
+    }
+
+    /// The service file that lets the bus start the server on the first call to the name.
+    static func activationService(capabilities: String) -> String {
+        """
+        [D-BUS Service]
+        Name=org.freedesktop.Notifications
+        Exec=/usr/bin/python3 -m dbusmock --template notification_daemon -p '{"capabilities": "\(capabilities)"}'
+
+        """
     }
 
     /// The Notify calls the server has received, in order.
@@ -134,8 +154,8 @@ final class NotificationServer {
     }
 
     /// SIGSTOP: the server keeps its name on the bus but answers nothing (libnotify waits 25 s).
-    func freeze() { child.signal(SIGSTOP) }
-    func thaw() { child.signal(SIGCONT) }
+    func freeze() { child?.signal(SIGSTOP) }
+    func thaw() { child?.signal(SIGCONT) }
 
     /// The ids Herald asked the server to close.
     func closed() throws -> [Int] {
@@ -167,7 +187,8 @@ final class NotificationServer {
         return received
     }
 
-    func stop() { child.signal(SIGCONT); child.stop() }
+    /// Kills the server (SIGKILL) and waits for it; the bus then frees its name.
+    func stop() { child?.signal(SIGCONT); child?.stop() }
 }
 
 struct ReceivedNotification: Decodable, Equatable {
@@ -200,11 +221,19 @@ final class Scene {
     /// Variables to leave out of the environment (e.g. the bus address).
     var removedEnvironment: Set<String> = []
 
-    init(server startServer: Bool = true, capabilities: String = "body body-markup actions icon-static") throws {
+    /// - Parameter activatable: the bus starts a server itself when a call finds the name free.
+    init(server startServer: Bool = true, capabilities: String = "body body-markup actions icon-static",
+         activatable: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-e2e-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "{}\n".write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
-        bus = try SessionBus(directory: directory)
+        let services = activatable ? directory + "/services" : nil
+        if let services {
+            try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+            try NotificationServer.activationService(capabilities: capabilities)
+                .write(toFile: services + "/org.freedesktop.Notifications.service", atomically: true, encoding: .utf8)
+        }
+        bus = try SessionBus(directory: directory, serviceDirectory: services)
         if startServer { server = try NotificationServer(bus: bus, directory: directory, capabilities: capabilities) }
     }
 

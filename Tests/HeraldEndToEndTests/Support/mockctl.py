@@ -2,6 +2,7 @@
 """Test helper: talks to python-dbusmock's notification_daemon on the session bus.
 
   mockctl.py wait            wait (up to 10 s) until org.freedesktop.Notifications is owned
+  mockctl.py gone            wait (up to 10 s) until nothing owns it
   mockctl.py calls           print the Notify calls received so far as JSON
   mockctl.py closed          print the ids passed to CloseNotification so far as JSON
   mockctl.py break           make Notify fail with a D-Bus error
@@ -49,6 +50,14 @@ def main():
                 return 0
             time.sleep(0.05)
         print('notification server did not appear on the bus', file=sys.stderr)
+        return 1
+    if command == 'gone':
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if not bus.name_has_owner(NAME):
+                return 0
+            time.sleep(0.05)
+        print('notification server is still on the bus', file=sys.stderr)
         return 1
     mock = dbus.Interface(bus.get_object(NAME, PATH), 'org.freedesktop.DBus.Mock')
     if command == 'calls':
