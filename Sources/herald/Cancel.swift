@@ -29,7 +29,12 @@ extension Herald {
             let ctx = try CLIContext.load(global)
             let targets = try ids.map { try ctx.findOne($0) }  // all found before any is cancelled
             for target in targets {
-                try ctx.cancel(target)
+                if case .jobs = target.location, let answer = try ctx.askDaemon(.cancel(id: target.id)) {
+                    // heraldd moved it, ended its popup and wrote the history.
+                    guard case .cancelled = answer else { throw CLIError.failure("heraldd answered something else") }
+                } else {
+                    try ctx.cancel(target)
+                }
                 say("Cancelled \(target.id) (\(ctx.kindLabel(target)))")
             }
         }

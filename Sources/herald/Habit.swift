@@ -160,22 +160,36 @@ extension Herald.HabitCommand {
 
         func run() throws {
             let (ctx, habit, day, contents) = try arguments.resolve()
-            if let target = habit.job.target {
+            var x: Double? = nil
+            if habit.job.target != nil {
                 let text = amount ?? "1"
-                guard let x = Double(text), x.isFinite, x != 0, abs(x) <= 1_000_000 else {
+                guard let value = Double(text), value.isFinite, value != 0, abs(value) <= 1_000_000 else {
                     throw CLIError.usage("'\(text)' is not an amount (a number such as 2 or 0.5, not 0)")
                 }
-                let history = try habit.record(ctx, .add(x), on: day, after: contents)
+                x = value
+            } else if amount != nil {
+                throw CLIError.usage("'\(habit.title)' is not measurable: give no amount (or add one with --target when you add a habit)")
+            }
+            var after = contents
+            if let answer = try ctx.askDaemon(.habitDone(id: habit.id, day: day, amount: x)) {
+                // heraldd wrote the log (and ended that day's popup): read what it holds now.
+                guard case .habitDone(let already) = answer else { throw CLIError.failure("heraldd answered something else") }
+                if already { return say("'\(habit.title)' was already done on \(day)") }
+                after = habit.log(ctx).read()
+            } else {
+                // No heraldd: the same decision, applied here.
+                guard let entry = JobDecision.habitEntry(day: day, amount: x, log: contents, now: ctx.now, by: "cli") else {
+                    return say("'\(habit.title)' was already done on \(day)")
+                }
+                try ctx.record(habit.log(ctx), entry)
+                after.apply(entry)
+            }
+            let history = habit.history(ctx, contents: after)
+            if let target = habit.job.target {
                 say("'\(habit.title)' on \(day): \(target.progress(history.amount(on: day)))"
                     + (history.rules.frequency.map { _ in " (\(target.progress(history.periodAmount(of: day))) \(history.rules.periodPhrase))" } ?? ""))
                 return
             }
-            if amount != nil { throw CLIError.usage("'\(habit.title)' is not measurable: give no amount (or add one with --target when you add a habit)") }
-            if contents.days.contains(day) {
-                say("'\(habit.title)' was already done on \(day)")
-                return
-            }
-            let history = try habit.record(ctx, .done(true), on: day, after: contents)
             let stats = history.stats
             var line = "Done: '\(habit.title)' on \(day) (\(stats.currentStreak) in a row, \(stats.totalPhrase) in all)"
             if let f = history.rules.frequency, f != .daily {

@@ -31,24 +31,29 @@ extension Herald {
             guard case .jobs(let name) = p.location, let job = p.job else {
                 throw CLIError.data("job '\(p.id)' has not fired yet: nothing to acknowledge (cancel it with 'herald cancel')")
             }
-            guard job.repeat != nil, name.snoozedUntil != nil, name.fireAt > name.occurrence else {
+            if let answer = try ctx.askDaemon(.ack(id: p.id)) {  // heraldd decides, writes and closes the popup
+                guard case .acknowledged(let next) = answer else { throw CLIError.failure("heraldd answered something else") }
+                return say("Acknowledged \(name.id)" + (next.map { ": next \(ctx.when($0.occurrence))" } ?? ": finished"))
+            }
+            // No heraldd: the same decision, applied here.
+            let schedule: JobSchedule
+            do { schedule = try JobSchedule(job, localZone: ctx.zone, defaultLead: ctx.config.lead) } catch { throw CLIError.data("job '\(p.id)': \(error)") }
+            guard let step = JobDecision.acknowledge(name, job: job, schedule: schedule, now: ctx.now) else {
                 throw CLIError.data("job '\(p.id)' is not waiting to repeat: nothing to acknowledge (only reminders with --repeat wait for one)")
             }
-            let schedule: JobSchedule
-            do { schedule = try JobSchedule(job, localZone: ctx.zone) } catch { throw CLIError.data("job '\(p.id)': \(error)") }
-            let next = schedule.next(after: name.occurrence, now: ctx.now)
+            var next: Instant? = nil
             do {
-                if let next {
-                    try FileSystem.move(ctx.spool.path(of: name), to: ctx.spool.path(of: JobFileName(id: name.id, occurrence: next)))
-                } else {
+                switch step {
+                case .move(let to):
+                    try FileSystem.move(ctx.spool.path(of: name), to: ctx.spool.path(of: to))
+                    next = to.occurrence
+                case .finish:
                     try ctx.spool.finish(name)
                 }
             } catch {
                 throw CLIError.failure(error.isNotFound ? "job '\(name.id)' just changed (it fired?); try again" : "\(error)")
             }
-            let record = HistoryRecord(time: ctx.now, id: name.id, kind: job.kind, role: schedule.role(of: name.occurrence), due: name.occurrence,
-                                       outcome: .done, title: HistoryRecord.title(of: job), note: "herald ack")
-            try? FileSystem.appendLine(record.jsonLine, to: ctx.spool.historyPath)
+            try? FileSystem.appendLine(JobDecision.ackRecord(name, job: job, schedule: schedule, now: ctx.now).jsonLine, to: ctx.spool.historyPath)
             say("Acknowledged \(name.id)" + (next.map { ": next \(ctx.when($0))" } ?? ": finished"))
         }
     }

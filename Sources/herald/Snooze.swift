@@ -40,30 +40,37 @@ extension Herald {
             let (length, until) = try span.isEmpty ? (ctx.config.snooze, nil) : Self.length(span.joined(separator: " "), ctx)
             let found = ctx.spool.findPending(id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)
             if found.count > 1 { throw CLIError.data("'\(id)' matches \(found.count) jobs: \(found.prefix(5).map(\.id).joined(separator: ", "))") }
-            let from: String
-            let target: JobFileName?
+            // What was shown last: a bounded read from the end of the history (heraldd prefers
+            // its popup's occurrence); a finished job's own last state.
+            let jobID: String, pending: JobFileName?, finished: JobFileName?, lastShown: Instant?
             if let p = found.first {
                 guard case .jobs(let name) = p.location else {
                     throw CLIError.data("job '\(p.id)' has not been taken in by heraldd yet; start heraldd first")
                 }
-                target = JobFileName.snoozed(id: p.id, pending: name, lastShown: ctx.lastShownOccurrence(of: p.id),
-                                             now: ctx.fromNow(.zero), length: length)
-                from = ctx.spool.path(of: name)
-            } else if let done = ctx.finishedJob(id) {
-                target = JobFileName.snoozed(id: done.id, pending: nil, lastShown: done.occurrence, now: ctx.fromNow(.zero), length: length)
-                from = ctx.spool.done + "/" + done.description
+                (jobID, pending, finished, lastShown) = (p.id, name, nil, ctx.spool.lastShownOccurrence(of: p.id))
+            } else if let done = ctx.finishedJob(self.id) {
+                (jobID, pending, finished, lastShown) = (done.id, nil, done, done.occurrence)
             } else {
-                throw CLIError.data("no pending or fired job '\(id)' (see 'herald list')")
+                throw CLIError.data("no pending or fired job '\(self.id)' (see 'herald list')")
             }
-            guard var target else { throw CLIError.data("job '\(id)' has nothing to snooze") }
-            if let until {
-                guard until > target.occurrence else {
-                    throw CLIError.usage("'\(span.joined(separator: " "))' is before the job's own time \(ctx.when(target.occurrence)): use 'herald reschedule' to move it earlier")
+            let target: JobFileName
+            if let answer = try ctx.askDaemon(.snooze(id: jobID, length: length, until: until, lastShown: lastShown, finished: finished)) {
+                guard case .snoozed(let t) = answer else { throw CLIError.failure("heraldd answered something else") }
+                target = t
+            } else {
+                // No heraldd: the same decision, applied here.
+                do { target = try JobDecision.snooze(id: jobID, pending: pending, lastShown: lastShown, now: ctx.fromNow(.zero), length: length, until: until) } catch {
+                    throw error.cliError
                 }
-                target.snoozedUntil = until
-            }
-            do { try FileSystem.move(from, to: ctx.spool.path(of: target)) } catch {
-                throw CLIError.failure(error.isNotFound ? "job '\(target.id)' just changed (it fired?); try again" : "\(error)")
+                let document = pending.map { ctx.spool.loadJob($0, localZone: ctx.zone) } ?? finished.map { ctx.spool.loadFinishedJob($0, localZone: ctx.zone) }
+                let from = pending.map { ctx.spool.path(of: $0) } ?? (ctx.spool.done + "/" + finished!.description)
+                do { try FileSystem.move(from, to: ctx.spool.path(of: target)) } catch {
+                    throw CLIError.failure(error.isNotFound ? "job '\(target.id)' just changed (it fired?); try again" : "\(error)")
+                }
+                if case .success(let job)? = document, let schedule = try? JobSchedule(job, localZone: ctx.zone, defaultLead: ctx.config.lead),
+                   let line = JobDecision.snoozeRecord(target, lastShown: lastShown, job: job, schedule: schedule, now: ctx.fromNow(.zero)) {
+                    try? FileSystem.appendLine(line.jsonLine, to: ctx.spool.historyPath)
+                }
             }
             say("Snoozed \(target.id): shows again \(ctx.when(target.fireAt))")
         }
@@ -88,16 +95,6 @@ extension Herald.Snooze {
 }
 
 extension CLIContext {
-    /// The occurrence of `id` most recently shown, from history.jsonl.
-    func lastShownOccurrence(of id: String) -> Instant? {
-        guard let data = FileManager.default.contents(atPath: spool.historyPath) else { return nil }
-        var last: Instant? = nil
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.contains("\"\(id)\"") {
-            if let record = HistoryRecord(jsonLine: line), record.id == id, record.outcome == .shown { last = record.due }
-        }
-        return last
-    }
-
     /// A finished job in done/: by exact id, else a unique prefix; its latest state.
     func finishedJob(_ query: String) -> JobFileName? {
         let names = ((try? FileSystem.list(spool.done)) ?? []).compactMap(JobFileName.init(parsing:))

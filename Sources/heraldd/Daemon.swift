@@ -50,6 +50,11 @@ final class Daemon: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private var watcher: SpoolWatcher?
     private var queryServer: QueryServer?
+    /// CLI requests handed to the engine, waiting for its `.reply` (scheduler queue).
+    private var replies: [UInt64: (id: String, reply: @Sendable (ClientAnswer) -> Void)] = [:]
+    private var nextTicket: UInt64 = 0
+    /// Jobs with a request under way whose spool operation failed (spool queue).
+    private var spoolFailures: Set<String> = []
     private let queryQueue = DispatchQueue(label: "herald.query", qos: .userInitiated)
     private var clockWatcher: ClockChangeWatcher?
     private var zoneWatcher: LocaltimeWatcher?
@@ -164,12 +169,22 @@ final class Daemon: @unchecked Sendable {
         if let manual = settings.spool.quietSwitch() { engine.setQuietSwitch(manual) }
         apply(engine.handle(.started(jobs: listing.jobs, strays: listing.strays), now: clock.now))
         calendars.configure(engine.config, localZone: engine.localZone)
-        queryServer = QueryServer(spool: settings.spool, queue: queryQueue, logger: logger) { [unowned self] in
+        queryServer = QueryServer(spool: settings.spool, queue: queryQueue, logger: logger, snapshot: { [unowned self] in
             queue.sync {
                 watcher?.handleQueuedEvents()
                 return engine.jobTable
             }
-        }
+        }, submit: { [unowned self] request, reply in
+            queue.async { [self] in
+                // The CLI's own renames made before it asked are known first.
+                watcher?.handleQueuedEvents()
+                nextTicket += 1
+                replies[nextTicket] = (request.id, reply)
+                let id = request.id
+                spoolQueue.async { [self] in spoolFailures.remove(id) }  // only failures from here on count
+                send(.request(ticket: nextTicket, request))
+            }
+        })
         herald_release_free_memory()
         // Ready once jobs/ is loaded and the small files of new/ are read and accepted (one
         // `herald remind` made while heraldd was stopped counts as pending): large batches are
@@ -224,7 +239,19 @@ final class Daemon: @unchecked Sendable {
                 spoolQueue.async { [self] in post(worker.load(request, localZone: zone)) }
             case .spool(let operation):
                 spoolQueue.async { [self] in
-                    if let failure = worker.perform(operation, now: clock.now) { post(failure) }
+                    if let failure = worker.perform(operation, now: clock.now) {
+                        if let id = operation.jobID, spoolFailures.count < 1024 { spoolFailures.insert(id) }
+                        post(failure)
+                    }
+                }
+            case .reply(let ticket, let answer):
+                guard let (id, reply) = replies.removeValue(forKey: ticket) else { break }
+                // The spool queue is serial: the request's renames and lines are done by now.
+                spoolQueue.async { [self] in
+                    if spoolFailures.remove(id) != nil {
+                        return reply(.refused(ClientRefusal(.failed, "heraldd could not change the spool (see its log)")))
+                    }
+                    reply(answer)
                 }
             case .listJobs:
                 spoolQueue.async { [self] in

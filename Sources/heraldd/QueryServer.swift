@@ -12,7 +12,10 @@ final class QueryServer {
 
     /// - Parameter snapshot: called on `queue`; returns the engine's table once the queued
     ///   inotify events are handled.
-    init?(spool: Spool, queue: DispatchQueue, logger: Logger, snapshot: @escaping () -> JobTable) {
+    /// - Parameter submit: called on `queue` with a one-job request (`ClientRequest`); calls its
+    ///   second argument once, from any queue, with the answer once the change is on disk.
+    init?(spool: Spool, queue: DispatchQueue, logger: Logger, snapshot: @escaping () -> JobTable,
+          submit: @escaping (ClientRequest, @escaping @Sendable (ClientAnswer) -> Void) -> Void) {
         path = SpoolQuery.socketPath(spool)
         guard path.utf8.count <= 107 else {
             logger.notice("The spool's path is too long for heraldd.sock: herald lists jobs/ itself", metadata: ["path": "\(path)"])
@@ -41,7 +44,7 @@ final class QueryServer {
                     continue
                 }
                 _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-                Connection(fd: client, queue: queue, clients: clients, snapshot: snapshot).start()
+                Connection(fd: client, queue: queue, clients: clients, snapshot: snapshot, submit: submit).start()
             }
         })
         source.setCancelHandler { close(fd) }
@@ -59,6 +62,9 @@ final class QueryServer {
     /// question a byte a second, or never reads the answer, is cut off then, and never holds up
     /// another (each client is served as its bytes come, on the query queue).
     static let deadline = DispatchTimeInterval.seconds(1)
+    /// A request (ack, snooze, cancel, habit done) waits for the engine and the spool queue:
+    /// its exchange may take this long (the CLI waits `SpoolQuery.requestTimeout`).
+    static let requestDeadline = DispatchTimeInterval.seconds(8)
 
     /// The connections being served (queue-confined).
     final class Clients: @unchecked Sendable {
@@ -72,6 +78,7 @@ final class QueryServer {
         let queue: DispatchQueue
         let clients: Clients
         let snapshot: () -> JobTable
+        let submit: (ClientRequest, @escaping @Sendable (ClientAnswer) -> Void) -> Void
         var input: [UInt8] = []
         var output: [UInt8] = []
         var written = 0
@@ -82,8 +89,9 @@ final class QueryServer {
         /// Sources still holding the descriptor: it is closed when the last lets go.
         var sourcesOpen = 0
 
-        init(fd: Int32, queue: DispatchQueue, clients: Clients, snapshot: @escaping () -> JobTable) {
-            self.fd = fd; self.queue = queue; self.clients = clients; self.snapshot = snapshot
+        init(fd: Int32, queue: DispatchQueue, clients: Clients, snapshot: @escaping () -> JobTable,
+             submit: @escaping (ClientRequest, @escaping @Sendable (ClientAnswer) -> Void) -> Void) {
+            self.fd = fd; self.queue = queue; self.clients = clients; self.snapshot = snapshot; self.submit = submit
         }
 
         func start() {
@@ -115,6 +123,9 @@ final class QueryServer {
         private func answer() {
             reader?.cancel()
             let line = Array(input.prefix { $0 != UInt8(ascii: "\n") }.prefix(256))
+            if line.starts(with: Array((SpoolQuery.requestVersion + " ").utf8)) {
+                return request(line, complete: input.contains(UInt8(ascii: "\n")))
+            }
             if let request = SpoolQuery.parse(String(decoding: line, as: UTF8.self)) {
                 let table = snapshot()
                 switch request {
@@ -124,6 +135,28 @@ final class QueryServer {
             } else {
                 output = Array("error unknown request\n".utf8)
             }
+            startWriting()
+        }
+
+        /// A one-job request: acted on only when its line is whole and every field checks;
+        /// answered when the engine's change is on disk.
+        private func request(_ line: [UInt8], complete: Bool) {
+            let text = String(decoding: line, as: UTF8.self)
+            guard complete, Array(text.utf8) == line, let request = SpoolQuery.parseRequest(text) else {
+                output = SpoolQuery.encode(ClientAnswer.refused(ClientRefusal(.invalid, "not a valid request")))
+                return startWriting()
+            }
+            timer?.schedule(deadline: .now() + QueryServer.requestDeadline)
+            submit(request) { [self] answer in
+                queue.async { [self] in
+                    guard !finished else { return }
+                    output = SpoolQuery.encode(answer)
+                    startWriting()
+                }
+            }
+        }
+
+        private func startWriting() {
             writeAvailable()
             guard !finished else { return }
             let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)

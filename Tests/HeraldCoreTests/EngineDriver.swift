@@ -29,6 +29,8 @@ final class EngineDriver {
     /// Popups the engine asked to close, and pages it asked to open.
     private(set) var closed: [String] = []
     private(set) var opened: [String] = []
+    private(set) var replies: [(UInt64, ClientAnswer)] = []
+    private var nextTicket: UInt64 = 0
     /// Dismisses and snoozes of calendar alarms to be written into their items.
     private(set) var writtenBack: [CalendarWriteBack] = []
 
@@ -71,6 +73,7 @@ final class EngineDriver {
                 case .close(let id): closed.append(id)
                 case .open(let url): opened.append(url)
                 case .writeBack(let change): writtenBack.append(change)
+                case .reply(let ticket, let answer): replies.append((ticket, answer))
                 }
             }
         }
@@ -86,6 +89,13 @@ final class EngineDriver {
         return send(.started(jobs: listing.jobs, strays: listing.strays))
     }
     @discardableResult func tick() -> [NotificationRequest] { send(.timerFired) }
+    /// A CLI request on heraldd.sock; returns the engine's answer.
+    func request(_ request: ClientRequest) -> ClientAnswer? {
+        nextTicket += 1
+        let ticket = nextTicket
+        send(.request(ticket: ticket, request))
+        return replies.last { $0.0 == ticket }?.1
+    }
     @discardableResult func clockChanged() -> [NotificationRequest] { send(.clockChanged) }
     @discardableResult func intake(names: [String]) -> [NotificationRequest] { send(.intakeAppeared(names)) }
     @discardableResult

@@ -71,12 +71,19 @@ extension Engine {
         let id = popup.name.id
         guard popup.job.repeat != nil, let record = records[id], let pending = record.name, pending.occurrence == popup.name.occurrence,
               pending.snoozedUntil != nil, !record.isBusy else { return [] }
+        guard let step = JobDecision.acknowledge(pending, job: popup.job, schedule: popup.schedule, now: now) else { return [] }
         logger.info("Repeats acknowledged", metadata: ["job.id": "\(id)"])
-        if let next = popup.schedule.next(after: popup.name.occurrence, now: now) {
-            return [move(pending, to: JobFileName(id: id, occurrence: next))]
+        return [take(step, from: pending)]
+    }
+
+    /// Carries out a `JobDecision.Step` for the pending state `pending`.
+    mutating func take(_ step: JobDecision.Step, from pending: JobFileName) -> EngineEffect {
+        switch step {
+        case .move(let to): return move(pending, to: to)
+        case .finish:
+            forget(pending.id)
+            return .spool(.finish(pending))
         }
-        forget(id)
-        return [.spool(.finish(pending))]
     }
 
     /// Done on a habit's popup records one completion for the popup's day, once; "+1" adds to

@@ -61,6 +61,8 @@ extension Engine {
                 return []
             }
             return completeAction(action, job: loaded, id: request.id, occurrence: occurrence, now: now)
+        case .request(let ticket, let clientRequest):
+            return requestLoaded(clientRequest, ticket: ticket, load: request, result, now: now)
         case .fire:
             let id = request.id
             let due: Instant? = update(id) { record in

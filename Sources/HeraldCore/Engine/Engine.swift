@@ -127,6 +127,7 @@ public struct Engine: Sendable {
             quiet.hours = config.quietHours
             effects = tick(now: now)
         case .operationFailed(let operation, let error): effects = operationFailed(operation, error)
+        case .request(let ticket, let clientRequest): effects = request(clientRequest, ticket: ticket, now: now)
         }
         if let ahead = prefetch() { effects.append(ahead) }
         let wake = nextWakeup()
@@ -292,7 +293,7 @@ public struct Engine: Sendable {
             // rather than losing it; until then the job waits.
             update(id) { $0.name = operation.isAdvance ? from : nil }
             scheduler.remove(id)
-        case .finish, .quarantine:
+        case .finish, .quarantine, .cancel:
             guard error.isNotFound else { break }
             if case .finish = operation { logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"]) }
             return []

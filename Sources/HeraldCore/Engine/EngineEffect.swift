@@ -27,6 +27,9 @@ public enum EngineEffect: Sendable, Equatable {
     /// Scheduler's queue: arm the wall-clock timer for this instant (nil: disarm); answer with
     /// `.timerFired`.
     case armTimer(Instant?)
+    /// Spool queue, after every effect before it: answer the CLI's request `ticket` (its
+    /// changes are on disk by then; a failed one turns the answer into a refusal).
+    case reply(ticket: UInt64, ClientAnswer)
 }
 
 /// A change to the daemon's own part of the spool. Each is one atomic rename or an appended line.
@@ -41,12 +44,14 @@ public enum SpoolOperation: Sendable, Equatable {
     case quarantine(name: String, reason: String)
     case appendHistory(HistoryRecord)
     case appendHabitLog(id: String, HabitLog.Entry)
+    /// A pending job moves to `cancelled/` (`herald cancel`).
+    case cancel(JobFileName)
 
     /// The job the operation is about, if any.
     public var jobID: String? {
         switch self {
         case .advance(let from, _): return from.id
-        case .finish(let name): return name.id
+        case .finish(let name), .cancel(let name): return name.id
         case .restore(let from, _): return from.id
         case .appendHabitLog(let id, _): return id
         case .appendHistory(let record): return record.id

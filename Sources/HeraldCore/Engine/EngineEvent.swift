@@ -41,6 +41,8 @@ public enum EngineEvent: Sendable {
     case configReloaded(HeraldConfig)
     /// A file operation asked for by `.spool` failed.
     case operationFailed(SpoolOperation, FileSystemError)
+    /// A one-job command from the CLI on `heraldd.sock`; answered with `.reply(ticket:)`.
+    case request(ticket: UInt64, ClientRequest)
 }
 
 /// One change in `jobs/` as inotify reported it.
@@ -66,9 +68,15 @@ public struct LoadRequest: Sendable, Equatable {
         case action(PopupAction, occurrence: Instant)
         /// The job due next: read ahead, so that it shows without waiting for the spool queue.
         case prefetch
+        /// A CLI request needs the document to decide.
+        case request(ticket: UInt64, ClientRequest)
     }
     public var name: JobFileName
     public var purpose: Purpose
+    /// Read from `done/` rather than `jobs/` (a finished job being snoozed).
+    public var finished: Bool
     public var id: String { name.id }
-    public init(name: JobFileName, purpose: Purpose) { self.name = name; self.purpose = purpose }
+    public init(name: JobFileName, purpose: Purpose, finished: Bool = false) {
+        self.name = name; self.purpose = purpose; self.finished = finished
+    }
 }

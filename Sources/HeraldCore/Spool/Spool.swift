@@ -164,6 +164,15 @@ public struct Spool: Sendable {
         }
     }
 
+    /// Reads and checks a finished job's document in `done/`.
+    public func loadFinishedJob(_ name: JobFileName, localZone: TimeZoneRules = .utc) -> Result<Job, SpoolFileError> {
+        readChecked(done + "/" + name.description, limit: Job.maximumFileSize).flatMap { bytes in
+            do throws(JobError) { return .success(try Job.decode(Data(bytes), localZone: localZone)) } catch {
+                return .failure(.invalid(error))
+            }
+        }
+    }
+
     /// Moves a pending job to its next state (an atomic rename within `jobs/`).
     public func advance(_ from: JobFileName, to: JobFileName) throws(FileSystemError) {
         try FileSystem.move(path(of: from), to: path(of: to))

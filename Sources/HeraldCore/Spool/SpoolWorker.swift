@@ -25,6 +25,7 @@ public struct SpoolWorker: Sendable {
             switch operation {
             case .advance(let from, let to): try spool.advance(from, to: to)
             case .finish(let name): try spool.finish(name)
+            case .cancel(let name): try spool.cancel(name)
             case .restore(let from, let to): try FileSystem.move(spool.done + "/" + from.description, to: spool.path(of: to))
             case .quarantine(let name, let reason): try spool.quarantine(directory: spool.jobs, name: name, reason: reason, now: now)
             case .appendHistory(let record): try FileSystem.appendLine(record.jsonLine, to: spool.historyPath)
@@ -38,7 +39,9 @@ public struct SpoolWorker: Sendable {
 
     /// Reads a job's document, and a habit's log with it.
     public func load(_ request: LoadRequest, localZone: TimeZoneRules) -> EngineEvent {
-        .loaded(request, spool.loadJob(request.name, localZone: localZone).map { job in
+        let document = request.finished ? spool.loadFinishedJob(request.name, localZone: localZone)
+            : spool.loadJob(request.name, localZone: localZone)
+        return .loaded(request, document.map { job in
             LoadedJob(job: job, habitLog: job.kind == .habit ? HabitLog(spool: spool, id: request.id).read() : nil)
         })
     }
