@@ -18,6 +18,8 @@ struct Samples {
     var p99: Double { Double(histogram.valueAtPercentile(99)) }
     /// The true maximum of the raw samples (the histogram's is rounded to its precision).
     var max: Double { Double(raw.max() ?? 0) }
+    /// The true minimum of the raw samples.
+    var min: Double { Double(raw.min() ?? 0) }
     var median: Double { p50 }
 }
 

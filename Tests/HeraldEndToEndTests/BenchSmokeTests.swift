@@ -22,7 +22,8 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let rows = r.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| figure") }
         let names = rows.map { $0.split(separator: "|")[0].trimmingCharacters(in: .whitespaces) }
-        #expect(names == ["fire lateness", "burst", "pickup", "start-up", "first start", "import lateness", "memory", "idle", "enqueue", "bulk"])
+        #expect(names == ["fire lateness", "burst", "pickup", "start-up", "first start", "markers in a batch", "import lateness",
+                          "import behind a filing batch", "restart while filing", "memory", "idle", "enqueue", "enqueue with a profile", "bulk"])
         for row in rows {
             let result = String(row.split(separator: "|")[2])
             #expect(result.contains { $0.isNumber }, "no figure in \(row)")
