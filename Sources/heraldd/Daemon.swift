@@ -296,9 +296,21 @@ final class Daemon: @unchecked Sendable {
                 return name.hasSuffix(".jsonl") && lstat(spool.new + "/" + name, &st) == 0 && st.st_size > Self.smallBatch
             }
             let small = zip(names, isLarge).filter { !$0.1 }.map(\.0), large = zip(names, isLarge).filter(\.1).map(\.0)
-            if !small.isEmpty { reader.read(request.with(names: small), now: clock.now) { post($0) } }
-            if !large.isEmpty { intakeQueue.async { [self] in reader.read(request.with(names: large), now: clock.now) { post($0) } } }
+            if !small.isEmpty { reader.read(request.with(names: small), now: clock.now) { deliverPaced($0) } }
+            if !large.isEmpty { intakeQueue.async { [self] in reader.read(request.with(names: large), now: clock.now) { deliverPaced($0) } } }
         }
+    }
+
+    /// Hands an intake event to the engine and waits until it has been handled: a batch's parts
+    /// then reach the scheduler's queue one at a time, with timers and popups between them,
+    /// instead of a hundred queued at once ahead of a popup due meanwhile.
+    private func deliverPaced(_ event: EngineEvent) {
+        let handled = DispatchSemaphore(value: 0)
+        queue.async { [self] in
+            send(event)
+            handled.signal()
+        }
+        handled.wait()
     }
 
     /// A batch up to this size (about 10,000 jobs) is read on the small files' queue.

@@ -57,7 +57,8 @@ struct OneWriterEndToEndTests {
         try runTheFourCommands(scene)
         // heraldd made each decision (the CLI did not fall back to writing itself)...
         for id in ["pills", "tea", "bins", "gym"] {
-            #expect(daemon.logged("Client request done", "job.id=\(id)"), "heraldd did not handle \(id): \(daemon.log)")
+            // (heraldd's log is written on a queue of its own: the line may follow the answer)
+            #expect(waitUntil { daemon.logged("Client request done", "job.id=\(id)") }, "heraldd did not handle \(id): \(daemon.log)")
         }
         // ... and wrote one line for each, the popup's end, before it answered (no waiting here).
         #expect(lines(scene, after: before) == [
