@@ -68,6 +68,10 @@ struct IntakeReaderTests {
     var request: IntakeRequest { IntakeRequest(names: nil, localZone: .utc, defaultLead: .minutes(15)) }
 
     func read(partSize: Int = 2_000) -> [IntakeFile] {
+        // As heraldd does, read once the writers are done (see waitUntilWritten).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.new)) ?? [] {
+            _ = waitUntilWritten(spool.new + "/" + name)
+        }
         var files: [IntakeFile] = []
         IntakeReader(spool: spool, partSize: partSize).read(request, now: now) { event in
             if case .intakeRead(let f) = event { files += f }
