@@ -33,6 +33,13 @@ final class Launch {
             posix_spawn_file_actions_adddup2(actions, fd, 1)
             posix_spawn_file_actions_adddup2(actions, fd, 2)
         }
+        // Nothing else of this process's goes with it. Foundation opens the files it writes
+        // without O_CLOEXEC, and the tests run side by side in one process: a dbus-daemon or
+        // parecord started while another test writes a job file would hold that file open for
+        // writing as long as it lives, and heraldd reads no file of new/ that something still
+        // writes (it waits for IN_CLOSE_WRITE), so that job would wait for the other test to
+        // end. (Foundation's Process closes them too.)
+        Self.closeFrom?(actions, 3)
         // Children start with no signal blocked and every signal at its default: the mask and
         // dispositions of this process's threads (Dispatch blocks signals in its own) must not
         // leak into the programs measured, nor into a dbus-daemon that must die on SIGTERM.
@@ -52,6 +59,13 @@ final class Launch {
         posix_spawnattr_setsigdefault(attributes, &ignored)
         posix_spawnattr_setflags(attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     }
+
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later; not in Swift's Glibc
+    /// module): closes every descriptor from the given one up in the child, before exec.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+    }()
 
     deinit {
         posix_spawn_file_actions_destroy(actions)

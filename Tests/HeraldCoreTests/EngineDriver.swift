@@ -41,8 +41,7 @@ final class EngineDriver {
         self.notifier = notifier
         engine = Engine(config: config, localZone: localZone, logger: logger)
         worker = SpoolWorker(spool: spool, logger: logger)
-        // No inotify here to bring back a file left for its writer's close.
-        reader = IntakeReader(spool: spool, partSize: partSize, waitsForWriters: false)
+        reader = IntakeReader(spool: spool, partSize: partSize)
     }
 
     @discardableResult
@@ -67,7 +66,10 @@ final class EngineDriver {
                 case .load(let request): events.append(worker.load(request, localZone: engine.localZone))
                 case .spool(let operation): if let failure = worker.perform(operation, now: clock.now) { events.append(failure) }
                 case .listJobs: events.append(.jobsListed((try? worker.listJobs().jobs) ?? []))
-                case .readIntake(let request): reader.read(request, now: clock.now) { events.append($0) }
+                case .readIntake(let request):
+                    var read: [EngineEvent] = []
+                    reader.read(request, now: clock.now) { read.append($0) }
+                    events += read + rereadOnceWritten(read)
                 case .file(let plan): events.append(worker.file(plan, now: clock.now))
                 case .armTimer(let wake): armed = wake
                 case .close(let id): closed.append(id)
@@ -78,6 +80,19 @@ final class EngineDriver {
             }
         }
         return shown
+    }
+
+    /// heraldd leaves a file of new/ that something still has open for writing for its
+    /// IN_CLOSE_WRITE, and reads it again then; here that event is waited for and sent. Tests
+    /// in this process start programs all the time (the end-to-end suites run alongside), and
+    /// a child forked while a test wrote a job file holds it open until it execs.
+    private func rereadOnceWritten(_ read: [EngineEvent]) -> [EngineEvent] {
+        var names: [String] = []
+        for case .intakeRead(let files) in read {
+            for case .gone(let file) in files where FileSystem.exists(spool.new + "/" + file) { names.append(file) }
+        }
+        let written = names.filter { waitUntilWritten(spool.new + "/" + $0) }
+        return written.isEmpty ? [] : [.intakeAppeared(written)]
     }
 
     // The events, by name.

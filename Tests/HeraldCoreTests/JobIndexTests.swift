@@ -153,11 +153,14 @@ struct JobIndexTests {
     @Test func aFileStillOpenForWritingIsNotTaken() throws {
         try spool.prepare()
         let path = spool.new + "/w.json"
-        let fd = open(path, O_WRONLY | O_CREAT, 0o600)
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         #expect(fd >= 0)
         #expect(spool.readCheckedFile(path, limit: 100, whenComplete: true).map(\.bytes) == .failure(.beingWritten))
         #expect(spool.readCheckedFile(path, limit: 100).map(\.bytes) == .success([]))  // without the check
         close(fd)
+        // Taken once the last writer is gone: a child another test forked meanwhile may hold a
+        // copy of the descriptor until it execs (heraldd reads the file at its IN_CLOSE_WRITE).
+        #expect(waitUntilWritten(path))
         #expect(spool.readCheckedFile(path, limit: 100, whenComplete: true).map(\.bytes) == .success([]))
     }
 }

@@ -68,10 +68,12 @@ struct IntakeReaderTests {
     var request: IntakeRequest { IntakeRequest(names: nil, localZone: .utc, defaultLead: .minutes(15)) }
 
     func read(partSize: Int = 2_000) -> [IntakeFile] {
+        // As heraldd does, read once the writers are done (see waitUntilWritten).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.new)) ?? [] {
+            _ = waitUntilWritten(spool.new + "/" + name)
+        }
         var files: [IntakeFile] = []
-        // A file still open for writing is tested in JobIndexTests; here a process spawned by a
-        // parallel test may hold a copy of the descriptor the file was written with.
-        IntakeReader(spool: spool, partSize: partSize, waitsForWriters: false).read(request, now: now) { event in
+        IntakeReader(spool: spool, partSize: partSize).read(request, now: now) { event in
             if case .intakeRead(let f) = event { files += f }
         }
         return files

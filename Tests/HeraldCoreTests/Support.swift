@@ -63,6 +63,22 @@ func mode(of path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]) as? Int) ?? -1
 }
 
+/// Waits (up to `timeout` seconds) until no process has `path` open for writing, which is
+/// what heraldd's intake asks of a file of new/ (with a read lease); false if one still has.
+/// A test that wrote the file has closed it, but a child process another test started in
+/// this process meanwhile may still hold a copy of the descriptor until it execs.
+func waitUntilWritten(_ path: String, timeout: Double = 10) -> Bool {
+    let spool = Spool(root: (path as NSString).deletingLastPathComponent)
+    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+    while true {
+        switch spool.openChecked(path, limit: .max, whenComplete: true) {
+        case .success(let (fd, _)): close(fd); return true
+        case .failure(.beingWritten): if DispatchTime.now().uptimeNanoseconds >= deadline { return false }; usleep(2_000)
+        case .failure: return true  // gone, or refused for another reason: nothing to wait for
+        }
+    }
+}
+
 func files(in dir: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
 }

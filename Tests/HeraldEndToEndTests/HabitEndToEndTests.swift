@@ -88,7 +88,7 @@ struct HabitEndToEndTests {
         let r = try scene.herald("remind", "--every", "*:*:0/2", "--id", "blink", "Blink")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("Reminder blink: *-*-* *:*:00/2, first "))
-        #expect(try #require(scene.server).waitForNotifications(3, timeout: 10).map(\.summary) == ["Blink", "Blink", "Blink"])
+        #expect(try #require(scene.server).waitForNotifications(3, timeout: 20).map(\.summary) == ["Blink", "Blink", "Blink"])
         #expect(try scene.herald("list").stdout.contains("blink"))
     }
 

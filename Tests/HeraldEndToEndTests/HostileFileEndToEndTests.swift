@@ -11,9 +11,12 @@ import Testing
     static let title = "Tea \u{1B}[31mred\u{1B}[0m\u{07}\u{9B}2J\u{202E}x"
     static let text = "Steep \u{1B}]0;owned\u{07} now\u{2066}"
 
-    /// Writes a job into new/ as any program may (tmp/, then a rename).
+    /// Writes a job into new/ as any program may (tmp/, then a rename), due `seconds` from now
+    /// (to the millisecond: a whole second would leave heraldd as little as none to take it in).
     func drop(_ scene: Scene, _ id: String, in seconds: TimeInterval, _ fields: [(String, JSONWriter.Value)]) throws {
-        let at = ISO8601DateFormatter().string(from: Date().addingTimeInterval(seconds))
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let at = format.string(from: Date().addingTimeInterval(seconds))
         var object: [(String, JSONWriter.Value)] = [("version", .int(1)), ("kind", .string("reminder")), ("id", .string(id)),
                                                     ("at", .string(at))]
         object += fields

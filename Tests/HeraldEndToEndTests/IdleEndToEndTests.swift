@@ -7,6 +7,9 @@ import Testing
 /// that stops reading its notify socket.
 @Suite(.serialized) struct IdleEndToEndTests {
     @Test func anIdleDaemonDoesNotWakeUp() throws {
+        // No test sets the system clock meanwhile (that wakes every heraldd on the machine).
+        systemClockQuiet.lock()
+        defer { systemClockQuiet.unlock() }
         let scene = try Scene()
         let socket = try NotifySocket(directory: scene.directory)
         scene.extraEnvironment = ["NOTIFY_SOCKET": socket.path]

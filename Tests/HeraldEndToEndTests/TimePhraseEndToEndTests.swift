@@ -15,7 +15,8 @@ struct TimePhraseEndToEndTests {
     @Test func warningsComeAheadOfTheReminderAtTheirInstants() throws {
         let scene = try Scene()
         try scene.startDaemon()
-        let added = try scene.herald("remind", "--in", "4s", "--warn", "3s,2s", "--id", "dentist", "Dentist")
+        // The first warning 2 s ahead: time for the command and heraldd to take the job in first.
+        let added = try scene.herald("remind", "--in", "5s", "--warn", "3s,2s", "--id", "dentist", "Dentist")
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout.contains("warned 3s, 2s ahead"), "\(added.stdout)")
         let server = try #require(scene.server)
@@ -113,7 +114,8 @@ struct TimePhraseEndToEndTests {
     @Test func aGoodEditReplacesTheJobAndHeralddShowsTheNewText() throws {
         let scene = try Scene()
         try scene.startDaemon()
-        #expect(try scene.herald("remind", "--in", "4s", "--id", "note", "Old text").status == 0)
+        // Due far enough ahead that the edit (herald, a shell, sed, herald again) lands first.
+        #expect(try scene.herald("remind", "--in", "8s", "--id", "note", "Old text").status == 0)
         #expect(waitUntil { scene.files("jobs").count == 1 })
         let before = scene.files("jobs")
         scene.extraEnvironment["EDITOR"] = try editor(scene, "good.sh", "sed -i 's/Old text/New text/' \"$1\"")

@@ -17,16 +17,10 @@ public struct IntakeReader: Sendable {
     public var partSize: Int
     /// The crash-loop breaker's note (heraldd's; nil in tests and tools).
     public var claim: WorkClaim?
-    /// Whether a file some process still has open for writing is left for its close event
-    /// (heraldd). The engine tests' driver has no close events, and a process spawned by
-    /// another test holds a copy of every descriptor between its fork and exec.
-    public var waitsForWriters: Bool
-
-    public init(spool: Spool, partSize: Int = 1_000, claim: WorkClaim? = nil, waitsForWriters: Bool = true) {
+    public init(spool: Spool, partSize: Int = 1_000, claim: WorkClaim? = nil) {
         self.spool = spool
         self.partSize = partSize
         self.claim = claim
-        self.waitsForWriters = waitsForWriters
     }
 
     /// Reads `request`'s files at `now` and hands the engine's events to `deliver`: single
@@ -49,7 +43,7 @@ public struct IntakeReader: Sendable {
 
     func readSingle(_ file: String, _ request: IntakeRequest, now: Instant) -> IntakeFile {
         let path = spool.new + "/" + file
-        switch spool.readCheckedFile(path, limit: Job.maximumFileSize, whenComplete: waitsForWriters) {
+        switch spool.readCheckedFile(path, limit: Job.maximumFileSize, whenComplete: true) {
         case .failure(let error):
             // Still being written: its IN_CLOSE_WRITE brings it back.
             if error == .missing || error == .beingWritten { return .gone(file: file) }
@@ -74,7 +68,7 @@ public struct IntakeReader: Sendable {
         let path = spool.new + "/" + file
         let fd: Int32
         let inode: ino_t
-        switch spool.openChecked(path, limit: Self.maximumBatchSize, whenComplete: waitsForWriters) {
+        switch spool.openChecked(path, limit: Self.maximumBatchSize, whenComplete: true) {
         case .success(let (opened, st)): fd = opened; inode = st.st_ino
         case .failure(let error):
             if error == .missing || error == .beingWritten { return deliver(.intakeRead([.gone(file: file)])) }

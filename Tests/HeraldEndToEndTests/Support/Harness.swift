@@ -21,6 +21,11 @@ enum Binaries {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 }
 
+/// Setting the system clock cancels the TFD_TIMER_CANCEL_ON_SET timer of every heraldd on the
+/// machine, so each wakes and re-evaluates: the test that sets it takes this lock, and so does a
+/// test that needs a heraldd left alone (the suites run side by side).
+let systemClockQuiet = NSLock()
+
 /// The result of running a command to completion.
 struct CommandResult {
     var status: Int32
