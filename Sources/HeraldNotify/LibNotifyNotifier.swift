@@ -2,6 +2,7 @@ import CLibNotify
 import Foundation
 import HeraldCore
 import Logging
+import Synchronization
 
 /// Shows notifications through libnotify on a private GLib main-loop thread.
 ///
@@ -360,24 +361,22 @@ private struct NotificationHandle: @unchecked Sendable {
 }
 
 /// The daemon's bus event handlers, set once from another thread.
-private final class BusHandlersBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var appeared: (@Sendable () -> Void)?
-    private var lost: (@Sendable (String) -> Void)?
-    func set(serverAppeared: @escaping @Sendable () -> Void, busLost: @escaping @Sendable (String) -> Void) {
-        lock.lock(); appeared = serverAppeared; lost = busLost; lock.unlock()
+private final class BusHandlersBox: Sendable {
+    private struct Handlers {
+        var appeared: (@Sendable () -> Void)?
+        var lost: (@Sendable (String) -> Void)?
     }
-    func serverAppeared() { lock.lock(); let h = appeared; lock.unlock(); h?() }
-    func busLost(_ why: String) { lock.lock(); let h = lost; lock.unlock(); h?(why) }
+    private let handlers = Mutex(Handlers())
+    func set(serverAppeared: @escaping @Sendable () -> Void, busLost: @escaping @Sendable (String) -> Void) {
+        handlers.withLock { $0 = Handlers(appeared: serverAppeared, lost: busLost) }
+    }
+    func serverAppeared() { handlers.withLock { $0.appeared }?() }
+    func busLost(_ why: String) { handlers.withLock { $0.lost }?(why) }
 }
 
 /// The daemon's popup event handler, set once from another thread.
-private final class ActionHandlerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var handler: (@Sendable (PopupEvent) -> Void)?
-    func set(_ h: @escaping @Sendable (PopupEvent) -> Void) { lock.lock(); handler = h; lock.unlock() }
-    func call(_ event: PopupEvent) {
-        lock.lock(); let h = handler; lock.unlock()
-        h?(event)
-    }
+private final class ActionHandlerBox: Sendable {
+    private let handler = Mutex<(@Sendable (PopupEvent) -> Void)?>(nil)
+    func set(_ h: @escaping @Sendable (PopupEvent) -> Void) { handler.withLock { $0 = h } }
+    func call(_ event: PopupEvent) { handler.withLock { $0 }?(event) }
 }

@@ -130,8 +130,9 @@ final class BenchRun {
         ["PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8", "USER": "bench", "LOGNAME": "bench",
          "XDG_CONFIG_HOME": directory + "/config", "XDG_STATE_HOME": directory + "/state",
          "DBUS_SESSION_BUS_ADDRESS": bus.address,
-         // Room for the queue and the second import at once. A variable, not a config file: with
-         // a file, the CLI reads it through swift-configuration, which `at` has no counterpart of.
+         // Room for the queue and the second import at once, as a variable: the enqueue row is
+         // `herald remind` with no config file (BENCHMARKS.md, "Configuration: one reader",
+         // times it with a profile's file too).
          "HERALD_LIMITS_JOBS": String(3 * plan.jobs + 10_000)]
     }
 

@@ -19,35 +19,30 @@ public struct JobTable: Sendable {
     /// The `n` jobs that fire soonest, in order (ties by id), as `herald list` sorts them.
     public func soonest(_ n: Int) -> SpoolQuery.Answer {
         guard n > 0 else { return SpoolQuery.Answer(total: count, names: []) }
-        // A max-heap of the best n so far: its top is the one to beat.
-        var heap: [JobFileName] = []
-        heap.reserveCapacity(min(n, count))
-        func later(_ a: JobFileName, _ b: JobFileName) -> Bool { (a.fireAt, a.id) > (b.fireAt, b.id) }
+        // The best n so far, the latest of them on top: the one to beat.
+        var kept = Heap<FiresLater>()
+        kept.reserveCapacity(min(n, count))
         names.forEach { _, name in
-            if heap.count < n {
-                heap.append(name)
-                var i = heap.count - 1
-                while i > 0, later(heap[i], heap[(i - 1) / 2]) { heap.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
-            } else if later(heap[0], name) {
-                heap[0] = name
-                var i = 0
-                while true {
-                    let l = 2 * i + 1, r = l + 1
-                    var m = i
-                    if l < heap.count, later(heap[l], heap[m]) { m = l }
-                    if r < heap.count, later(heap[r], heap[m]) { m = r }
-                    if m == i { break }
-                    heap.swapAt(i, m)
-                    i = m
-                }
+            if kept.count < n {
+                kept.insert(FiresLater(name: name))
+            } else if FiresLater(name: name) > kept.min! {
+                kept.replaceMin(with: FiresLater(name: name))
             }
         }
-        heap.sort { later($1, $0) }
-        return SpoolQuery.Answer(total: count, names: heap)
+        let soonest = kept.unordered.map(\.name).sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }
+        return SpoolQuery.Answer(total: count, names: soonest)
     }
 }
 
 extension Engine {
     /// The pending jobs as the engine knows them now.
     public var jobTable: JobTable { JobTable(names: current) }
+}
+
+/// A job file name ordered so that the one firing last (ties: the greater id) is the least:
+/// a min-heap of these keeps the soonest n with the latest of them on top.
+private struct FiresLater: Comparable {
+    var name: JobFileName
+    static func < (a: FiresLater, b: FiresLater) -> Bool { (a.name.fireAt, a.name.id) > (b.name.fireAt, b.name.id) }
+    static func == (a: FiresLater, b: FiresLater) -> Bool { (a.name.fireAt, a.name.id) == (b.name.fireAt, b.name.id) }
 }
