@@ -1,3 +1,5 @@
+import HeapModule
+
 /// A snapshot of the engine's pending jobs (id → file name) that heraldd answers the CLI's
 /// questions from (`SpoolQuery`) off the scheduler's queue. Taking it is cheap: the table's 64
 /// parts are shared until the engine next changes one, which then copies that part alone.
@@ -19,17 +21,17 @@ public struct JobTable: Sendable {
     /// The `n` jobs that fire soonest, in order (ties by id), as `herald list` sorts them.
     public func soonest(_ n: Int) -> SpoolQuery.Answer {
         guard n > 0 else { return SpoolQuery.Answer(total: count, names: []) }
-        // The best n so far, the latest of them on top: the one to beat.
-        var kept = Heap<FiresLater>()
+        // The best n so far; the latest of them (the heap's max) is the one to beat.
+        var kept = Heap<ByFiring>()
         kept.reserveCapacity(min(n, count))
         names.forEach { _, name in
             if kept.count < n {
-                kept.insert(FiresLater(name: name))
-            } else if FiresLater(name: name) > kept.min! {
-                kept.replaceMin(with: FiresLater(name: name))
+                kept.insert(ByFiring(name: name))
+            } else if ByFiring(name: name) < kept.max! {
+                kept.replaceMax(with: ByFiring(name: name))
             }
         }
-        let soonest = kept.unordered.map(\.name).sorted { ($0.fireAt, $0.id) < ($1.fireAt, $1.id) }
+        let soonest = kept.unordered.sorted().map(\.name)
         return SpoolQuery.Answer(total: count, names: soonest)
     }
 }
@@ -39,10 +41,9 @@ extension Engine {
     public var jobTable: JobTable { JobTable(names: current) }
 }
 
-/// A job file name ordered so that the one firing last (ties: the greater id) is the least:
-/// a min-heap of these keeps the soonest n with the latest of them on top.
-private struct FiresLater: Comparable {
+/// A job file name ordered as `herald list` sorts: by firing time, ties by id.
+private struct ByFiring: Comparable {
     var name: JobFileName
-    static func < (a: FiresLater, b: FiresLater) -> Bool { (a.name.fireAt, a.name.id) > (b.name.fireAt, b.name.id) }
-    static func == (a: FiresLater, b: FiresLater) -> Bool { (a.name.fireAt, a.name.id) == (b.name.fireAt, b.name.id) }
+    static func < (a: ByFiring, b: ByFiring) -> Bool { (a.name.fireAt, a.name.id) < (b.name.fireAt, b.name.id) }
+    static func == (a: ByFiring, b: ByFiring) -> Bool { (a.name.fireAt, a.name.id) == (b.name.fireAt, b.name.id) }
 }

@@ -1,4 +1,7 @@
-/// The due-time index of all pending jobs: a min-heap keyed by due time, with the clock passed in.
+import HeapModule
+
+/// The due-time index of all pending jobs: a heap keyed by due time (swift-collections'
+/// `Heap`), with the clock passed in.
 ///
 /// A pure state machine in the style of hummingbird's: it owns no timer. Callers tell it what
 /// changed (`schedule`, `remove`) and ask what is due at `now` and when the next deadline is;
@@ -77,7 +80,7 @@ public struct Scheduler: Sendable {
         while true {
             dropStaleTop()
             guard let top = heap.min, top.due <= now else { break }
-            heap.popMin()
+            _ = heap.popMin()
             current.removeValue(forKey: top.id)
             due.append((top.id, top.due))
         }
@@ -94,7 +97,7 @@ public struct Scheduler: Sendable {
     private func isStale(_ e: Entry) -> Bool { current[e.id]?.sequence != e.sequence }
 
     private mutating func dropStaleTop() {
-        while let top = heap.min, isStale(top) { heap.popMin() }
+        while let top = heap.min, isStale(top) { _ = heap.popMin() }
     }
 
     private mutating func compactIfNeeded() {
