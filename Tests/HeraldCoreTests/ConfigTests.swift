@@ -164,6 +164,16 @@ struct ConfigTests {
         }
     }
 
+    @Test func theSectionsAreEveryKeysPrefix() {
+        var prefixes = Set<String>()
+        for key in ConfigLoader.keys {
+            var parts = key.split(separator: ".")
+            while parts.count > 1 { parts.removeLast(); prefixes.insert(parts.joined(separator: ".")) }
+        }
+        #expect(Set(ConfigLoader.sections) == prefixes)
+        #expect(ConfigLoader.sections.count == prefixes.count)
+    }
+
     @Test func environmentNamesSplitCamelCaseWords() {
         #expect(ConfigLoader.environmentName(for: "templates.headsUp.summary") == "HERALD_TEMPLATES_HEADS_UP_SUMMARY")
         #expect(ConfigLoader.environmentName(for: "spool") == "HERALD_SPOOL")

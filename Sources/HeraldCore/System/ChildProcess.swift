@@ -296,10 +296,11 @@ extension ChildProcess {
                 }
             }
         }
+        // Killed before its pipes close, so that it ends by SIGKILL, not by a write's SIGPIPE.
+        if result.timedOut || result.overLimit { child.signal(SIGKILL) }
         close(outPipe[0])
         if collectErrors { close(errPipe[0]) }
         if result.timedOut || result.overLimit {
-            child.signal(SIGKILL)
             result.standardOutput = Array(result.standardOutput.prefix(limit))
             result.standardError = Array(result.standardError.prefix(limit))
         } else if let deadline, !child.wait(until: deadline) {
