@@ -14,12 +14,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        // No traits: the JSON and YAML snapshots bring in all of Foundation; Herald reads its
-        // YAML with its own small snapshot (HeraldCore/Config/ConfigYAML.swift).
-        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
+        // HeapModule alone: the scheduler's due-time index and JobTable.soonest (BENCHMARKS.md,
+        // "One of each").
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
-        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
@@ -37,8 +36,8 @@ let package = Package(
             name: "HeraldCore",
             dependencies: [
                 "CHeraldSys",
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -62,7 +61,6 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "CHeraldArgv",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             // Release: fully static, laid out in linker/herald.order, for a fast `herald remind`
             // (BENCHMARKS.md, "CLI start"); lld needs the two Foundation helper libraries.
@@ -76,9 +74,9 @@ let package = Package(
         // Reads Loop Habit Tracker backups for `herald habit import` (SQLite through GRDB).
         .executableTarget(name: "herald-loop-db", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
-        .executableTarget(name: "herald-fuzz", dependencies: ["HeraldFuzz"]),
+        .executableTarget(name: "herald-fuzz", dependencies: ["HeraldCore", "HeraldFuzz"]),
         // The private bus, notify socket and process helpers of herald-bench and the end-to-end tests.
-        .target(name: "HeraldTestSupport"),
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldCore"]),
         .executableTarget(
             name: "herald-bench",
             dependencies: [

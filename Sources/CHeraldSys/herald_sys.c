@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <spawn.h>
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -70,4 +71,12 @@ int herald_has_writer(int fd) {
     if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return errno == EAGAIN || errno == EBUSY;
     fcntl(fd, F_SETLEASE, F_UNLCK);
     return 0;
+}
+
+int herald_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}
+
+int herald_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }

@@ -2,6 +2,7 @@ import CLibNotify
 import Foundation
 import HeraldCore
 import Logging
+import Synchronization
 
 /// Shows notifications through libnotify on a private GLib main-loop thread.
 ///
@@ -380,27 +381,25 @@ private struct NotificationHandle: @unchecked Sendable {
 }
 
 /// The daemon's bus event handlers, set once from another thread.
-private final class BusHandlersBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var gone: (@Sendable () -> Void)?
-    private var appeared: (@Sendable () -> Void)?
-    private var lost: (@Sendable (String) -> Void)?
+private final class BusHandlersBox: Sendable {
+    private struct Handlers {
+        var gone: (@Sendable () -> Void)?
+        var appeared: (@Sendable () -> Void)?
+        var lost: (@Sendable (String) -> Void)?
+    }
+    private let handlers = Mutex(Handlers())
     func set(serverGone: @escaping @Sendable () -> Void, serverAppeared: @escaping @Sendable () -> Void,
              busLost: @escaping @Sendable (String) -> Void) {
-        lock.lock(); gone = serverGone; appeared = serverAppeared; lost = busLost; lock.unlock()
+        handlers.withLock { $0 = Handlers(gone: serverGone, appeared: serverAppeared, lost: busLost) }
     }
-    func serverGone() { lock.lock(); let h = gone; lock.unlock(); h?() }
-    func serverAppeared() { lock.lock(); let h = appeared; lock.unlock(); h?() }
-    func busLost(_ why: String) { lock.lock(); let h = lost; lock.unlock(); h?(why) }
+    func serverGone() { handlers.withLock { $0.gone }?() }
+    func serverAppeared() { handlers.withLock { $0.appeared }?() }
+    func busLost(_ why: String) { handlers.withLock { $0.lost }?(why) }
 }
 
 /// The daemon's popup event handler, set once from another thread.
-private final class ActionHandlerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var handler: (@Sendable (PopupEvent) -> Void)?
-    func set(_ h: @escaping @Sendable (PopupEvent) -> Void) { lock.lock(); handler = h; lock.unlock() }
-    func call(_ event: PopupEvent) {
-        lock.lock(); let h = handler; lock.unlock()
-        h?(event)
-    }
+private final class ActionHandlerBox: Sendable {
+    private let handler = Mutex<(@Sendable (PopupEvent) -> Void)?>(nil)
+    func set(_ h: @escaping @Sendable (PopupEvent) -> Void) { handler.withLock { $0 = h } }
+    func call(_ event: PopupEvent) { handler.withLock { $0 }?(event) }
 }

@@ -132,7 +132,8 @@ final class BenchRun {
          "DBUS_SESSION_BUS_ADDRESS": bus.address,
          // Room for the queue and the four large imports after it (a batch filed across a restart,
          // the second import, and the two around the ticks imported behind a filing batch). A
-         // variable, so that the enqueue row can run both without a config file and with one.
+         // variable, so that the enqueue row can run both without a config file and with one
+         // (BENCHMARKS.md, "Configuration: one reader").
          "HERALD_LIMITS_JOBS": String(6 * plan.jobs + 10_000)]
     }
 

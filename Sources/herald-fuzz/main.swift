@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldFuzz
 import Synchronization
 
@@ -108,18 +109,15 @@ func reportExecutions() {
         var executions = 0, findings = 0, deaths = 0
         var elapsed: Double { let d = begin.duration(to: clock.now).components; return Double(d.seconds) + Double(d.attoseconds) / 1e18 }
         while perTarget - elapsed > 0.5 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0].hasPrefix("/") ? CommandLine.arguments[0]
-                                        : FileManager.default.currentDirectoryPath + "/" + CommandLine.arguments[0])
-            process.arguments = ["--child", "--target", target.rawValue, "--seed", String(seed &+ UInt64(deaths) &* 7919),
-                                 "--seconds", String(perTarget - elapsed), "--budget-ms", String(budget.time.components.seconds * 1000
-                                 + budget.time.components.attoseconds / 1_000_000_000_000_000),
-                                 "--memory-mb", String((budget.peakMemory ?? 0) >> 20), "--regressions", directory]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            do { try process.run() } catch { print("herald-fuzz: cannot start a child: \(error)"); exit(70) }
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let program = CommandLine.arguments[0].hasPrefix("/") ? CommandLine.arguments[0]
+                : FileManager.default.currentDirectoryPath + "/" + CommandLine.arguments[0]
+            let arguments = ["--child", "--target", target.rawValue, "--seed", String(seed &+ UInt64(deaths) &* 7919),
+                             "--seconds", String(perTarget - elapsed), "--budget-ms", String(budget.time.components.seconds * 1000
+                             + budget.time.components.attoseconds / 1_000_000_000_000_000),
+                             "--memory-mb", String((budget.peakMemory ?? 0) >> 20), "--regressions", directory]
+            let run: ChildProcess.Output
+            do { run = try ChildProcess.collect(program, arguments) } catch { print("herald-fuzz: \(error)"); exit(70) }
+            let output = String(decoding: run.standardOutput, as: UTF8.self)
             for line in output.split(separator: "\n") {
                 if line.hasPrefix("herald-fuzz-child: ") {
                     let words = line.split(separator: " ")
@@ -129,8 +127,8 @@ func reportExecutions() {
                     print(line)
                 }
             }
-            if process.terminationStatus == 2 || process.terminationStatus == 3 { deaths += 1; findings += 1 }
-            else if process.terminationStatus != 0 && process.terminationStatus != 1 { print("herald-fuzz: child ended with \(process.terminationStatus)"); break }
+            if run.status == .exited(2) || run.status == .exited(3) { deaths += 1; findings += 1 }
+            else if run.status != .exited(0) && run.status != .exited(1) { print("herald-fuzz: child ended with \(run.status)"); break }
         }
         total += findings
         report.append("\(target.rawValue): \(executions) executions in \(String(format: "%.1f", elapsed)) s "

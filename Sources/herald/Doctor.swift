@@ -7,10 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import HeraldCore
-import Subprocess
-import SystemPackage
 
 extension Herald {
     struct Doctor: ParsableCommand {
@@ -159,30 +156,13 @@ struct DoctorChecks {
     }
 
     /// What `heraldd --probe` printed (its stderr passes through), or nil when it could not be
-    /// run or did not finish within `timeout`, after which it is killed.
+    /// run, printed more than a MiB, or did not finish within `timeout`, after which it is killed.
     static func probe(_ heraldd: String, timeout: Duration) -> String? {
-        waitFor {
-            await withTaskGroup(of: ProbeRun.self) { group in
-                group.addTask {
-                    let run = try? await Subprocess.run(.path(FilePath(heraldd)), arguments: ["--probe"],
-                                                        output: .string(limit: 1 << 20), error: .currentStandardError)
-                    return .finished(run?.standardOutput)
-                }
-                group.addTask {
-                    try? await Task.sleep(for: timeout)
-                    return .timedOut
-                }
-                let first = await group.next() ?? .timedOut
-                group.cancelAll()  // stops the clock, or kills heraldd (swift-subprocess's teardown)
-                if case .finished(let output) = first { return output }
-                return nil
-            }
-        }
-    }
-
-    private enum ProbeRun: Sendable {
-        case finished(String?)
-        case timedOut
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+        guard let run = try? ChildProcess.collect(heraldd, ["--probe"], limit: 1 << 20, timeout: milliseconds),
+              !run.timedOut, !run.overLimit else { return nil }
+        return String(decoding: run.standardOutput, as: UTF8.self)
     }
 
     /// heraldd next to this herald (as installed, or in the build directory), else on PATH.
@@ -276,24 +256,4 @@ struct DoctorChecks {
         let text = "\(sign)\(hm / 60 < 10 ? "0" : "")\(hm / 60):\(hm % 60 < 10 ? "0" : "")\(hm % 60)"
         return .pass("time zone", "\(zone.identifier) (UTC\(text) now, from /etc/localtime)")
     }
-}
-
-/// Runs `operation` to its end from synchronous code: `herald`'s main stays synchronous (an
-/// async main costs every command start-up time; see `Herald.main`), so the one command that
-/// awaits waits here, on a thread outside the concurrency pool.
-func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
-    let slot = ResultSlot<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        slot.value = await operation()
-        done.signal()
-    }
-    done.wait()
-    return slot.value!
-}
-
-/// A value handed from a task to the thread waiting for it: written before the semaphore is
-/// signalled, read after the wait returns.
-private final class ResultSlot<T: Sendable>: @unchecked Sendable {
-    var value: T?
 }

@@ -142,36 +142,23 @@ extension Herald {
         /// Runs the editor on `path` with the terminal, as git and crontab do (`sh -c '$EDITOR "$1"'`).
         static func runEditor(_ environment: Environment, path: String, id: String) throws {
             let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.trimmingSpaces.isEmpty } ?? "vi"
-            let argv = ["/bin/sh", "-c", editor + " \"$1\"", "sh", path]
-            let envp = environment.dictionary().map { $0.key + "=" + $0.value }
-            var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-            var cEnv: [UnsafeMutablePointer<CChar>?] = envp.map { strdup($0) } + [nil]
-            defer { (cArgs + cEnv).forEach { free($0) } }
             // As system(3) does: Ctrl-C and Ctrl-\ go to the editor, not to herald, which must
-            // live to clean up; the editor gets their default actions back.
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            sigaddset(&defaults, SIGINT)
-            sigaddset(&defaults, SIGQUIT)
-            posix_spawnattr_setsigdefault(&attributes, &defaults)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+            // live to clean up; the editor gets their default actions back (ChildProcess resets
+            // every ignored signal in the child).
             let oldInt = signal(SIGINT, SIG_IGN), oldQuit = signal(SIGQUIT, SIG_IGN)
             defer { signal(SIGINT, oldInt); signal(SIGQUIT, oldQuit) }
-            var pid: pid_t = 0
-            let rc = posix_spawn(&pid, "/bin/sh", nil, &attributes, &cArgs, &cEnv)
-            guard rc == 0 else { throw CLIError.failure("cannot start the editor '\(editor)': \(String(cString: strerror(rc)))") }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let status: ProcessStatus
+            do throws(SpawnError) { status = try ChildProcess.run("/bin/sh", ["-c", editor + " \"$1\"", "sh", path], environment: environment.dictionary()) } catch {
+                throw CLIError.failure("cannot start the editor '\(editor)': \(error.reason)")
+            }
             // Killed itself, or (through sh, which reports 128 + the signal) the editor it ran.
-            var signal = status & 0x7f
-            if signal == 0, (129...159).contains((status >> 8) & 0xff) { signal = ((status >> 8) & 0xff) - 128 }
+            var signal: Int32 = 0
+            if case .killed(let s) = status { signal = s }
+            if case .exited(let code) = status, (129...159).contains(code) { signal = code - 128 }
             if signal != 0 {
                 throw CLIError.failure("the editor '\(editor)' was killed (signal \(signal)); job \(id) unchanged")
             }
-            let code = (status >> 8) & 0xff
+            let code = status.code
             if code != 0 { throw CLIError.failure("the editor '\(editor)' failed (exit \(code)); job \(id) unchanged") }
         }
     }

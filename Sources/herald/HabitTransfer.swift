@@ -179,42 +179,14 @@ enum LoopReader {
         throw CLIError.failure("herald-loop-db, which reads Loop backups, is not installed beside herald (looked in \(candidates.prefix(2).joined(separator: ", ")) and PATH)")
     }
 
-    /// Runs the reader on `file`; its output goes through unlinked temporary files, so a big
-    /// backup cannot fill a pipe nobody reads yet.
+    /// Runs the reader on `file`; its output and errors are read as it prints them, so a big
+    /// backup cannot fill a pipe nobody reads yet. The status as a shell reports it.
     static func run(_ reader: String, _ file: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        func temporary() throws -> Int32 {
-            var template = Array(((Environment.current()["TMPDIR"] ?? "/tmp") + "/herald-loop-XXXXXX").utf8CString)
-            let fd = mkstemp(&template)
-            guard fd >= 0 else { throw CLIError.failure("cannot make a temporary file: \(String(cString: strerror(errno)))") }
-            unlink(String(cString: template))
-            return fd
+        let output: ChildProcess.Output
+        do throws(SpawnError) { output = try ChildProcess.collect(reader, [file], collectErrors: true) } catch {
+            throw CLIError.failure("cannot run \(reader): \(error.reason)")
         }
-        let out = try temporary(), err = try temporary()
-        defer { close(out); close(err) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, out, 1)
-        posix_spawn_file_actions_adddup2(&actions, err, 2)
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(reader), strdup(file), nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, reader, &actions, nil, argv, environ)
-        guard rc == 0 else { throw CLIError.failure("cannot run \(reader): \(String(cString: strerror(rc)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        func slurp(_ fd: Int32) -> String {
-            lseek(fd, 0, SEEK_SET)
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = read(fd, &buffer, buffer.count)
-                if n <= 0 { break }
-                bytes += buffer[0..<n]
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        let code: Int32 = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (code, slurp(out), slurp(err))
+        return (output.status.code, String(decoding: output.standardOutput, as: UTF8.self),
+                String(decoding: output.standardError, as: UTF8.self))
     }
 }

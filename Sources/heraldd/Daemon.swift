@@ -4,6 +4,7 @@ import Foundation
 import HeraldCore
 import HeraldNotify
 import Logging
+import Synchronization
 
 /// The daemon's shell around `Engine`: it turns timers, inotify, signals and the notifier's
 /// answers into events for the engine, and carries out the effects the engine returns, each on
@@ -478,13 +479,12 @@ final class Daemon: @unchecked Sendable {
 }
 
 /// The log level, shared by every logger so SIGHUP can change it.
-final class LogLevelBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _level: Logger.Level
-    init(_ level: Logger.Level) { _level = level }
+final class LogLevelBox: Sendable {
+    private let current: Mutex<Logger.Level>
+    init(_ level: Logger.Level) { current = Mutex(level) }
     var level: Logger.Level {
-        get { lock.lock(); defer { lock.unlock() }; return _level }
-        set { lock.lock(); _level = newValue; lock.unlock() }
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
     }
 }
 

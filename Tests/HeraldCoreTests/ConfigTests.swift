@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import HeraldCore
 
@@ -163,9 +164,74 @@ struct ConfigTests {
         }
     }
 
-    @Test func environmentNamesMatchSwiftConfiguration() {
+    @Test func theSectionsAreEveryKeysPrefix() {
+        var prefixes = Set<String>()
+        for key in ConfigLoader.keys {
+            var parts = key.split(separator: ".")
+            while parts.count > 1 { parts.removeLast(); prefixes.insert(parts.joined(separator: ".")) }
+        }
+        #expect(Set(ConfigLoader.sections) == prefixes)
+        #expect(ConfigLoader.sections.count == prefixes.count)
+    }
+
+    @Test func environmentNamesSplitCamelCaseWords() {
         #expect(ConfigLoader.environmentName(for: "templates.headsUp.summary") == "HERALD_TEMPLATES_HEADS_UP_SUMMARY")
         #expect(ConfigLoader.environmentName(for: "spool") == "HERALD_SPOOL")
+        #expect(ConfigLoader.environmentName(for: "catchUp.grace") == "HERALD_CATCH_UP_GRACE")
+        #expect(ConfigLoader.environmentName(for: "popups.expire.headsUp") == "HERALD_POPUPS_EXPIRE_HEADS_UP")
+    }
+
+    /// A value for every key, each unlike its default.
+    static let everyVariable: [String: String] = {
+        var values: [String: String] = [
+            "profile.name": "Env Name", "profile.address": "1 Env Road",
+            "defaults.lead": "20m", "defaults.urgency": "low", "defaults.snooze": "7m",
+            "calendars.sources": "/env/cal", "calendars.writeBack": "all",
+            "spool": "/env/spool", "log.level": "debug", "catchUp.grace": "2h", "limits.retention": "30d", "limits.jobs": "5",
+            "popups.snoozeChoices": "3m", "popups.maxRepeats": "2", "popups.summaryAfter": "4",
+            "quietHours": "21:00-06:00", "habits.weekStart": "sunday",
+        ]
+        for key in ConfigLoader.keys where key.hasPrefix("templates.") { values[key] = "env " + key }
+        for key in ConfigLoader.keys where key.hasPrefix("popups.expire.") { values[key] = "10s" }
+        for key in ConfigLoader.keys where key.hasPrefix("popups.sound.") { values[key] = "bell" }
+        var variables: [String: String] = ["HOME": "/home/ada"]
+        for key in ConfigLoader.keys { variables[ConfigLoader.environmentName(for: key)] = values[key]! }
+        return variables
+    }()
+
+    /// One lookup with a file and without: every key's variable wins over the file, and gives
+    /// the same configuration whether a file exists or not.
+    @Test func everyVariableActsAlikeWithAndWithoutAFile() throws {
+        let example = String(#filePath).components(separatedBy: "/Tests/")[0] + "/config/config.yaml"
+        let alone = try load(nil, env: Self.everyVariable)
+        let overFile = try ConfigLoader.load(path: example, explicit: true, environment: Environment(Self.everyVariable))
+        #expect(alone == overFile)
+        #expect(alone.profile == .init(name: "Env Name", address: "1 Env Road"))
+        #expect(alone.popups.expire[.arrival] == .after(.seconds(10)))
+        #expect(alone.templates.headsUp.body.source == "env templates.headsUp.body")
+        #expect(alone.calendars == [.init(path: "/env/cal", writeBack: true)])
+        #expect(alone != HeraldConfig())
+    }
+
+    @Test func aBadVariableIsNamedAlikeWithAndWithoutAFile() {
+        let expected = ConfigError("environment variable HERALD_POPUPS_MAX_REPEATS: \"many\" is not a whole number from 0 to 1000")
+        #expect(throws: expected) { _ = try load(nil, env: ["HERALD_POPUPS_MAX_REPEATS": "many"]) }
+        #expect(throws: expected) { _ = try load("popups:\n  maxRepeats: 3\n", env: ["HERALD_POPUPS_MAX_REPEATS": "many"]) }
+    }
+
+    /// An empty variable is a value (an empty profile name clears the file's), with a file or not.
+    @Test func anEmptyVariableIsAValue() throws {
+        #expect(try load("profile:\n  name: Ann\n", env: ["HERALD_PROFILE_NAME": ""]).profile.name == nil)
+        #expect(try load(nil, env: ["HERALD_PROFILE_NAME": ""]).profile.name == nil)
+    }
+
+    @Test func aLinkedFileIsFollowedAndAnUnreadableOneNamed() throws {
+        dir.write("real.yaml", "profile:\n  name: Linked\n")
+        symlink(dir.path + "/real.yaml", dir.path + "/config.yaml")
+        #expect(try ConfigLoader.load(path: dir.path + "/config.yaml", explicit: true, environment: [:]).profile.name == "Linked")
+        #expect(throws: ConfigError("cannot read config '\(dir.path)': is a directory")) {
+            _ = try ConfigLoader.load(path: dir.path, explicit: true, environment: [:])
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 @testable import HeraldCore
 
 /// A fresh directory under /tmp, removed when the value goes away.
@@ -17,26 +18,32 @@ final class TemporaryDirectory {
 }
 
 /// A notifier that records what it was asked to show and answers as told.
-final class RecordingNotifier: Notifier, @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var shown: [NotificationRequest] = []
-    var failure: NotifierError?
+final class RecordingNotifier: Notifier, Sendable {
+    private struct State {
+        var shown: [NotificationRequest] = []
+        var failure: NotifierError?
+    }
+    private let state = Mutex(State())
+    var shown: [NotificationRequest] { state.withLock { $0.shown } }
+    var failure: NotifierError? {
+        get { state.withLock { $0.failure } }
+        set { state.withLock { $0.failure = newValue } }
+    }
 
     func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
-        lock.lock()
-        let failure = self.failure
-        if failure == nil { shown.append(request) }
-        lock.unlock()
+        let failure = state.withLock { state in
+            if state.failure == nil { state.shown.append(request) }
+            return state.failure
+        }
         completion(failure.map { .failure($0) } ?? .success(()))
     }
 }
 
 /// Log lines kept in memory (swift-log's advice: never bootstrap in tests).
-final class MemoryLogHandlerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _lines: [String] = []
-    var lines: [String] { lock.lock(); defer { lock.unlock() }; return _lines }
-    func append(_ line: String) { lock.lock(); _lines.append(line); lock.unlock() }
+final class MemoryLogHandlerBox: Sendable {
+    private let kept = Mutex<[String]>([])
+    var lines: [String] { kept.withLock { $0 } }
+    func append(_ line: String) { kept.withLock { $0.append(line) } }
 
     func logger(level: Logger.Level = .info) -> Logger {
         var logger = Logger(label: "test") { _ in MemoryLogHandler(box: self) }

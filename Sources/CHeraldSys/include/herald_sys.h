@@ -1,6 +1,7 @@
 #ifndef HERALD_SYS_H
 #define HERALD_SYS_H
 
+#include <spawn.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -40,5 +41,12 @@ int herald_accept(int fd);
 
 /* The uid of the process at the other end of a Unix socket (SO_PEERCRED). Returns 0, or -1. */
 int herald_peer_uid(int fd, uid_t *uid);
+
+/* posix_spawn_file_actions_addclosefrom_np: the child closes every descriptor from `lowest` on
+   (after the file actions before it). Returns 0, or an error number. */
+int herald_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
+
+/* pipe2(O_CLOEXEC): a pipe no other child inherits. Returns 0, or -1 with errno. */
+int herald_pipe_cloexec(int fds[2]);
 
 #endif

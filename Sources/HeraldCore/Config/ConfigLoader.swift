@@ -1,4 +1,3 @@
-import Configuration
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,8 +13,9 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Reads `HeraldConfig` with swift-configuration: a YAML file (parsed by `ConfigYAML`, held in
-/// an `InMemoryProvider`) behind `HERALD_*` variables (`EnvironmentVariablesProvider`).
+/// Reads `HeraldConfig`: a key's `HERALD_*` variable (`environmentName(for:)`), else its value
+/// in the YAML file (parsed by `ConfigYAML`), else the default. One path with a file and
+/// without; no configuration library (BENCHMARKS.md, "Configuration: one reader").
 /// Synchronous on purpose: the CLI then needs no async main, which saves it start-up time.
 public enum ConfigLoader {
     /// Every key the file may hold, dotted; anything else is refused as a likely typo.
@@ -35,6 +35,15 @@ public enum ConfigLoader {
         "popups.sound.reminder", "popups.sound.repeating", "popups.sound.timer", "popups.sound.habit",
         "popups.sound.headsUp", "popups.sound.arrival",
         "quietHours", "habits.weekStart",
+    ]
+
+    /// The mappings that hold keys: every key's prefix (checked against `keys` by ConfigTests).
+    /// A literal, not derived at each start: deriving it cost 600,000 of the 1.36 million
+    /// instructions of a `herald remind` with a config file (BENCHMARKS.md, "Configuration: one reader").
+    static let sections: [String] = [
+        "profile", "defaults", "templates", "templates.headsUp", "templates.arrival", "templates.reminder",
+        "templates.habit", "templates.calendar", "calendars", "log", "catchUp", "limits",
+        "popups", "popups.expire", "popups.sound", "habits",
     ]
 
     /// `$HERALD_CONFIG`, else `$XDG_CONFIG_HOME/herald/config.yaml`, else `~/.config/herald/config.yaml`.
@@ -82,27 +91,18 @@ public enum ConfigLoader {
     public static func load(path: String, explicit: Bool, environment: Environment) throws(ConfigError) -> HeraldConfig {
         let exists = FileSystem.exists(path)
         if explicit && !exists { throw ConfigError("cannot read config '\(path)': no such file") }
-        if !exists {
-            // No file: only HERALD_* variables. Look up each key's variable directly (the same
-            // names EnvironmentVariablesProvider uses), which spares the CLI swift-configuration's
-            // start-up cost when there is nothing but a variable or two to read. Only the
-            // HERALD_* variables are searched, and none at all when there are none.
-            let herald = environment.filtered(prefix: "HERALD_")
-            return try build(path: path, environment: environment) { herald.isEmpty ? nil : herald[environmentName(for: $0)] }
-        }
-        let providers: [any ConfigProvider] = [
-            EnvironmentVariablesProvider(environmentVariables: environment.dictionary(withPrefix: "HERALD_"))
-                .prefixKeys(with: "herald"),
-        ]
+        guard exists else { return try build(file: [:], path: path, environment: environment) }
         // A config file is a few hundred bytes; one past the bound is not read at all.
         var st = stat()
         if stat(path, &st) == 0, st.st_size > maximumFileSize {
             throw ConfigError("cannot read config '\(path)': it is \(st.st_size) bytes; the most is \(maximumFileSize)")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError("cannot read config '\(path)': permission denied")
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(path, limit: maximumFileSize, followLinks: true) } catch {
+            let reason = String(cString: strerror(error.code))
+            throw ConfigError("cannot read config '\(path)': \(reason.prefix(1).lowercased() + reason.dropFirst())")
         }
-        return try load(contents: data, path: path, environment: environment, providers: providers)
+        return try load(contents: Data(bytes), path: path, environment: environment)
     }
 
     /// The most bytes a config file may hold.
@@ -113,24 +113,22 @@ public enum ConfigLoader {
     ///
     /// - Throws: `ConfigError` naming the file or variable, the key and the reason.
     public static func load(contents data: Data, path: String, environment: Environment) throws(ConfigError) -> HeraldConfig {
-        let providers: [any ConfigProvider] = [
-            EnvironmentVariablesProvider(environmentVariables: environment.dictionary(withPrefix: "HERALD_"))
-                .prefixKeys(with: "herald"),
-        ]
-        return try load(contents: data, path: path, environment: environment, providers: providers)
-    }
-
-    static func load(contents data: Data, path: String, environment: Environment,
-                     providers environmentProviders: [any ConfigProvider]) throws(ConfigError) -> HeraldConfig {
         guard data.count <= maximumFileSize else {
             throw ConfigError("cannot read config '\(path)': it is \(data.count) bytes; the most is \(maximumFileSize)")
         }
-        var providers = environmentProviders
         let entries = try checkStructure(data, path: path)
-        let values = ConfigYAML.flatten(entries).map { (AbsoluteConfigKey(ConfigKey($0.key)), ConfigValue(.string($0.value), isSecret: false)) }
-        providers.append(InMemoryProvider(name: "file:" + path, values: Dictionary(uniqueKeysWithValues: values)))
-        let reader = ConfigReader(providers: providers)
-        return try build(path: path, environment: environment) { reader.string(forKey: ConfigKey($0)) }
+        return try build(file: ConfigYAML.flatten(entries), path: path, environment: environment)
+    }
+
+    /// The one lookup, with a file and without: a key's `HERALD_*` variable, else its value in
+    /// `file` (dotted keys). Only the `HERALD_*` variables are searched, and none at all when
+    /// there are none.
+    static func build(file: [String: String], path: String, environment: Environment) throws(ConfigError) -> HeraldConfig {
+        let herald = environment.filtered(prefix: "HERALD_")
+        return try build(path: path, environment: environment) { key in
+            if !herald.isEmpty, let value = herald[environmentName(for: key)] { return value }
+            return file.isEmpty ? nil : file[key]
+        }
     }
 
     /// Rejects YAML that is not a mapping of known keys, naming the key and its line.
@@ -140,10 +138,6 @@ public enum ConfigLoader {
         do { entries = try ConfigYAML.parse(String(decoding: data, as: UTF8.self)) } catch {
             throw ConfigError("config '\(path)': \(error)")
         }
-        let sections = Set(keys.compactMap { k -> String? in
-            let parts = k.split(separator: ".")
-            return parts.count > 1 ? parts.dropLast().joined(separator: ".") : nil
-        }).union(["templates"])
         func walk(_ entries: [(key: String, line: Int, value: ConfigYAML.Node)], prefix: String) throws(ConfigError) {
             for (name, line, value) in entries {
                 let full = prefix.isEmpty ? name : prefix + "." + name

@@ -1,3 +1,5 @@
+import HeapModule
+
 /// A snapshot of the engine's pending jobs (id → file name) that heraldd answers the CLI's
 /// questions from (`SpoolQuery`) off the scheduler's queue. Taking it is cheap: the table's 64
 /// parts are shared until the engine next changes one, which then copies that part alone.
@@ -18,36 +20,30 @@ public struct JobTable: Sendable {
     /// The `n` jobs that fire soonest, in order (ties by id), as `herald list` sorts them.
     public func soonest(_ n: Int) -> SpoolQuery.Answer {
         guard n > 0 else { return SpoolQuery.Answer(total: count, names: []) }
-        // A max-heap of the best n so far: its top is the one to beat.
-        var heap: [JobFileName] = []
-        heap.reserveCapacity(min(n, count))
-        func later(_ a: JobFileName, _ b: JobFileName) -> Bool { (a.fireAt, a.id) > (b.fireAt, b.id) }
+        // The best n so far; the latest of them (the heap's max) is the one to beat.
+        var kept = Heap<ByFiring>()
+        kept.reserveCapacity(min(n, count))
         records.forEach { _, record in
             guard let name = record.name else { return }
-            if heap.count < n {
-                heap.append(name)
-                var i = heap.count - 1
-                while i > 0, later(heap[i], heap[(i - 1) / 2]) { heap.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
-            } else if later(heap[0], name) {
-                heap[0] = name
-                var i = 0
-                while true {
-                    let l = 2 * i + 1, r = l + 1
-                    var m = i
-                    if l < heap.count, later(heap[l], heap[m]) { m = l }
-                    if r < heap.count, later(heap[r], heap[m]) { m = r }
-                    if m == i { break }
-                    heap.swapAt(i, m)
-                    i = m
-                }
+            if kept.count < n {
+                kept.insert(ByFiring(name: name))
+            } else if ByFiring(name: name) < kept.max! {
+                kept.replaceMax(with: ByFiring(name: name))
             }
         }
-        heap.sort { later($1, $0) }
-        return SpoolQuery.Answer(total: count, names: heap)
+        let soonest = kept.unordered.sorted().map(\.name)
+        return SpoolQuery.Answer(total: count, names: soonest)
     }
 }
 
 extension Engine {
     /// The pending jobs as the engine knows them now.
     public var jobTable: JobTable { JobTable(records: records, count: pending) }
+}
+
+/// A job file name ordered as `herald list` sorts: by firing time, ties by id.
+private struct ByFiring: Comparable {
+    var name: JobFileName
+    static func < (a: ByFiring, b: ByFiring) -> Bool { (a.name.fireAt, a.name.id) < (b.name.fireAt, b.name.id) }
+    static func == (a: ByFiring, b: ByFiring) -> Bool { (a.name.fireAt, a.name.id) == (b.name.fireAt, b.name.id) }
 }

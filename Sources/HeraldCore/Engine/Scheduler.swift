@@ -1,4 +1,7 @@
-/// The due-time index of all pending jobs: a min-heap keyed by due time, with the clock passed in.
+import HeapModule
+
+/// The due-time index of all pending jobs: a heap keyed by due time (swift-collections'
+/// `Heap`), with the clock passed in.
 ///
 /// A pure state machine in the style of hummingbird's: it owns no timer. Callers tell it what
 /// changed (`schedule`, `remove`) and ask what is due at `now` and when the next deadline is;
@@ -7,13 +10,17 @@
 /// Moving or removing a job is O(log n) amortised: the heap may hold stale entries, which are
 /// skipped when they surface and compacted away when they outnumber the live ones.
 public struct Scheduler: Sendable {
-    struct Entry: Sendable {
+    /// Ordered by due time, then by when it was scheduled (so ties come out in that order).
+    struct Entry: Sendable, Comparable {
         var due: Instant
         var id: String
         var sequence: UInt64
+
+        static func < (a: Entry, b: Entry) -> Bool { a.due != b.due ? a.due < b.due : a.sequence < b.sequence }
+        static func == (a: Entry, b: Entry) -> Bool { a.due == b.due && a.sequence == b.sequence }
     }
 
-    private var heap: [Entry] = []
+    private var heap = Heap<Entry>()
     private var current = ShardedDictionary<String, (due: Instant, sequence: UInt64)>()
     private var nextSequence: UInt64 = 0
 
@@ -30,18 +37,20 @@ public struct Scheduler: Sendable {
     public mutating func schedule(_ id: String, at due: Instant) {
         nextSequence += 1
         current[id] = (due, nextSequence)
-        push(Entry(due: due, id: id, sequence: nextSequence))
+        heap.insert(Entry(due: due, id: id, sequence: nextSequence))
         compactIfNeeded()
     }
 
     /// Adds many jobs at once in O(n): for loading a spool.
     public mutating func schedule(contentsOf entries: [(id: String, due: Instant)]) {
+        var added: [Entry] = []
+        added.reserveCapacity(entries.count)
         for (id, due) in entries {
             nextSequence += 1
             current[id] = (due, nextSequence)
-            heap.append(Entry(due: due, id: id, sequence: nextSequence))
+            added.append(Entry(due: due, id: id, sequence: nextSequence))
         }
-        heapify()
+        heap.insert(contentsOf: added)
     }
 
     /// Forgets `id`. Returns whether it was scheduled.
@@ -55,13 +64,13 @@ public struct Scheduler: Sendable {
     /// The earliest due time, or nil when nothing is scheduled.
     public mutating func nextDeadline() -> Instant? {
         dropStaleTop()
-        return heap.first?.due
+        return heap.min?.due
     }
 
     /// The job due first and when, or nil when nothing is scheduled.
     public mutating func next() -> (id: String, due: Instant)? {
         dropStaleTop()
-        return heap.first.map { ($0.id, $0.due) }
+        return heap.min.map { ($0.id, $0.due) }
     }
 
     /// Removes and returns every job due at or before `now`, earliest first (ties in the
@@ -70,8 +79,8 @@ public struct Scheduler: Sendable {
         var due: [(id: String, due: Instant)] = []
         while true {
             dropStaleTop()
-            guard let top = heap.first, top.due <= now else { break }
-            popTop()
+            guard let top = heap.min, top.due <= now else { break }
+            _ = heap.popMin()
             current.removeValue(forKey: top.id)
             due.append((top.id, top.due))
         }
@@ -88,54 +97,12 @@ public struct Scheduler: Sendable {
     private func isStale(_ e: Entry) -> Bool { current[e.id]?.sequence != e.sequence }
 
     private mutating func dropStaleTop() {
-        while let top = heap.first, isStale(top) { popTop() }
+        while let top = heap.min, isStale(top) { _ = heap.popMin() }
     }
 
     private mutating func compactIfNeeded() {
         guard heap.count > 64, heap.count > 2 * current.count else { return }
         let live = current
         heap.removeAll { live[$0.id]?.sequence != $0.sequence }
-        heapify()
-    }
-
-    private static func less(_ a: Entry, _ b: Entry) -> Bool {
-        a.due != b.due ? a.due < b.due : a.sequence < b.sequence
-    }
-
-    private mutating func push(_ e: Entry) {
-        heap.append(e)
-        var i = heap.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard Self.less(heap[i], heap[parent]) else { break }
-            heap.swapAt(i, parent)
-            i = parent
-        }
-    }
-
-    private mutating func popTop() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        siftDown(0)
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var i = start
-        let n = heap.count
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var m = i
-            if l < n, Self.less(heap[l], heap[m]) { m = l }
-            if r < n, Self.less(heap[r], heap[m]) { m = r }
-            if m == i { return }
-            heap.swapAt(i, m)
-            i = m
-        }
-    }
-
-    private mutating func heapify() {
-        guard heap.count > 1 else { return }
-        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
     }
 }
