@@ -2,34 +2,14 @@
 between its calendar-bench markers)."""
 import datetime as dt
 import os
-import platform
 import statistics
 import subprocess
 import sys
 
 from .vdir import UTC
+from benchmachine import machine  # noqa: E402 (scripts/bench is on sys.path)
 
 TARGETS = {"load": 1.0, "rss": 30.0, "edit": 1.0}  # seconds, MiB, seconds
-
-
-def machine():
-    cpu = "unknown CPU"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    osname = ""
-    try:
-        with open("/etc/os-release") as f:
-            osname = dict(l.rstrip("\n").split("=", 1) for l in f if "=" in l).get("PRETTY_NAME", "").strip('"')
-    except OSError:
-        pass
-    with open("/proc/meminfo") as f:
-        ram = int(f.readline().split()[1]) / 2**20
-    u = platform.uname()
-    parts = [osname, f"Linux {u.release} {u.machine}", cpu, f"{os.cpu_count()} cores", f"{ram:.1f} GiB RAM"]
-    return ", ".join(p for p in parts if p)
 
 
 def filesystem(path):
