@@ -77,10 +77,22 @@ func mode(of path: String) -> Int {
 func waitUntilWritten(_ path: String, timeout: Double = 10) -> Bool {
     let spool = Spool(root: (path as NSString).deletingLastPathComponent)
     let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+    // Woken by the writer's close (IN_CLOSE_WRITE), as heraldd is; watched before each check,
+    // so a close right after it is not missed.
+    let watch = inotify_init1(Int32(IN_CLOEXEC))
+    defer { if watch >= 0 { close(watch) } }
+    if watch >= 0 { _ = inotify_add_watch(watch, path, UInt32(IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF)) }
     while true {
         switch spool.openChecked(path, limit: .max, whenComplete: true) {
         case .success(let (fd, _)): close(fd); return true
-        case .failure(.beingWritten): if DispatchTime.now().uptimeNanoseconds >= deadline { return false }; usleep(2_000)
+        case .failure(.beingWritten):
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline, watch >= 0 else { return false }
+            var event = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
+            if poll(&event, 1, Int32(min((deadline - now) / 1_000_000 + 1, 60_000))) > 0 {
+                var drain = [UInt8](repeating: 0, count: 4096)
+                _ = read(watch, &drain, drain.count)
+            }
         case .failure: return true  // gone, or refused for another reason: nothing to wait for
         }
     }
