@@ -7,7 +7,8 @@ import subprocess
 import sys
 
 from .vdir import UTC
-from benchmachine import machine  # noqa: E402 (scripts/bench is on sys.path)
+import benchmachine as shared  # noqa: E402 (scripts/bench is on sys.path)
+from benchmachine import machine  # noqa: E402
 
 TARGETS = {"load": 1.0, "rss": 30.0, "edit": 1.0}  # seconds, MiB, seconds
 
@@ -93,12 +94,4 @@ END = "<!-- calendar-bench: end -->"
 
 def write_section(path, text):
     """Replaces the text between BEGIN and END in `path` (appended with a heading if absent)."""
-    old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    block = BEGIN + "\n" + text.rstrip("\n") + "\n" + END
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n## Calendars (`make bench`: scripts/bench/calendar_bench)\n\n" + block + "\n"
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        f.write(new)
-    os.replace(path + ".tmp", path)
+    shared.write_section(path, text, BEGIN, END, "## Calendars (`make bench`: scripts/bench/calendar_bench)\n")

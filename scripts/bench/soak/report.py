@@ -5,7 +5,8 @@ import subprocess
 import sys
 
 from .common import UTC, n
-from benchmachine import machine  # noqa: E402 (scripts/bench is on sys.path)
+import benchmachine as shared  # noqa: E402 (scripts/bench is on sys.path)
+from benchmachine import machine  # noqa: E402
 
 BEGIN = "<!-- soak: begin -->"
 END = "<!-- soak: end -->"
@@ -157,12 +158,4 @@ pending). It is not part of `make test`.
 
 
 def write_section(path, text):
-    old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    block = BEGIN + "\n" + text.rstrip("\n") + "\n" + END
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + block + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + DESCRIPTION + "\n" + block + "\n"
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        f.write(new)
-    os.replace(path + ".tmp", path)
+    shared.write_section(path, text, BEGIN, END, DESCRIPTION)

@@ -43,13 +43,19 @@ class Workload:
         self.stats["imports"] += 1
         self.intake_event()
 
-    def do_remind(self, p):
-        jid = p["id"]
-        job = self.jobs[jid]
+    def not_yet_due(self, job):
+        """Now; a job whose time is less than a second away (the plan ran late) is moved 2 s
+        ahead, so that it is issued before it is due."""
         now = time.time()
         if job["due"] < now + 1:
             job["due"] = now + 2
             self.stats["late_issues"] += 1
+        return now
+
+    def do_remind(self, p):
+        jid = p["id"]
+        job = self.jobs[jid]
+        now = self.not_yet_due(job)
         if p["mode"] == "in":
             ms = int((job["due"] - now) * 1000)
             job["due"] = now + ms / 1000  # herald starts a moment later: its due is at most that much later
@@ -69,10 +75,7 @@ class Workload:
     def do_file(self, p):
         jid = p["id"]
         job = self.jobs[jid]
-        now = time.time()
-        if job["due"] < now + 1:
-            job["due"] = now + 2
-            self.stats["late_issues"] += 1
+        now = self.not_yet_due(job)
         tmp = os.path.join(self.spool, "tmp", jid + ".json")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
