@@ -102,17 +102,9 @@ func files(in dir: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
 }
 
-/// Runs a program to completion and returns its exit status and standard output.
+/// Runs a program to completion and returns its exit status and standard output (its errors
+/// are read and dropped).
 func runProgram(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = environment
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let run = try ChildProcess.collect(path, arguments, environment: environment, collectErrors: true)
+    return (run.status.code, String(decoding: run.standardOutput, as: UTF8.self))
 }
