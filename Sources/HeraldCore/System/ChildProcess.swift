@@ -12,10 +12,10 @@ import CHeraldSys
 /// Every child starts the same way: no signal blocked, every signal this process ignores back
 /// at its default (heraldd ignores SIGTERM, SIGINT and SIGHUP to take them as Dispatch
 /// sources; a browser started through xdg-open must not), and no descriptor but its standard
-/// input, output and error. Synchronous on purpose: heraldd runs no Swift concurrency (it
-/// would wake every second; BENCHMARKS.md, "Idle wake-ups") and `herald` has a synchronous
-/// main (start-up time), so neither can use swift-subprocess's async API (BENCHMARKS.md,
-/// "One way to start a program").
+/// input, output and error. Synchronous on purpose: heraldd runs no Swift concurrency (a
+/// first task starts libdispatch's monitor, which wakes it every second), so it cannot use
+/// swift-subprocess's async API, and `herald` (a synchronous main, for start-up time) starts
+/// its programs the same way (BENCHMARKS.md, "One way to start a program").
 public final class ChildProcess {
     public let pid: pid_t
     /// The program's path as it was given.
