@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldCore
 
 extension CLIContext {
@@ -7,13 +10,20 @@ extension CLIContext {
     /// - Throws: `CLIError` for heraldd's refusal, or when heraldd took the request but gave
     ///   no answer (the change may be made: it is never made a second time here).
     func askDaemon(_ request: ClientRequest) throws -> ClientAnswer? {
-        switch SpoolQuery.perform(spool, request) {
-        case .noDaemon: return nil
-        case .noAnswer:
-            throw CLIError.failure("heraldd did not answer the \(request.verb) of '\(request.id)' in time; see 'herald history' and 'herald list' before trying again")
-        case .answered(.refused(let refusal)): throw refusal.cliError
-        case .answered(let answer): return answer
+        // A job still being filed (`herald remind` a moment ago) or changing while heraldd read
+        // it is refused as `changed` with nothing done: asked again for up to two seconds.
+        for attempt in 0... {
+            switch SpoolQuery.perform(spool, request) {
+            case .noDaemon: return nil
+            case .noAnswer:
+                throw CLIError.failure("heraldd did not answer the \(request.verb) of '\(request.id)' in time; see 'herald history' and 'herald list' before trying again")
+            case .answered(.refused(let refusal)) where refusal.code == .changed && attempt < 40:
+                usleep(50_000)
+            case .answered(.refused(let refusal)): throw refusal.cliError
+            case .answered(let answer): return answer
+            }
         }
+        return nil
     }
 }
 

@@ -135,4 +135,17 @@ struct OneWriterEndToEndTests {
         #expect(scene.files("jobs").isEmpty && scene.files("cancelled") == [keep])
         #expect(scene.daemon!.isRunning)
     }
+
+    /// A command right after `herald remind` finds the job still being filed: heraldd refuses
+    /// with nothing done, and the CLI asks again rather than failing.
+    @Test func aCommandRightAfterRemindWaitsForTheFiling() throws {
+        let scene = try Scene()
+        try scene.startDaemon()
+        for k in 0..<5 {
+            #expect(try scene.herald("remind", "--in", "1h", "--id", "quick\(k)", "Quick").status == 0)
+            let cancel = try scene.herald("cancel", "quick\(k)")
+            #expect(cancel.status == 0 && cancel.stdout.hasPrefix("Cancelled quick\(k)"), "\(cancel.stderr)")
+        }
+        #expect(waitUntil { scene.files("jobs").isEmpty && scene.files("cancelled").count == 5 })
+    }
 }
