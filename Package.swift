@@ -32,11 +32,19 @@ let package = Package(
             pkgConfig: "libcanberra",
             providers: [.apt(["libcanberra-dev"])]
         ),
+        // The pure core: job model, kinds, schedules, zone arithmetic on rules passed in, rendering,
+        // codecs over bytes and the engine. No file, clock, random or logging call: nothing here
+        // to import them with (Tests/HeraldCoreTests/PurityTests.swift checks the rest).
+        .target(
+            name: "HeraldModel",
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")]
+        ),
+        // The I/O around it: spool, workers, wire formats on sockets, zone files, calendar files,
+        // configuration files, processes. Re-exports HeraldModel.
         .target(
             name: "HeraldCore",
             dependencies: [
-                "CHeraldSys",
-                .product(name: "HeapModule", package: "swift-collections"),
+                "HeraldModel", "CHeraldSys",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -85,11 +93,11 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
-        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFuzz", "CHeraldArgv"],
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldModel", "HeraldFuzz", "CHeraldArgv"],
                     exclude: ["Fixtures"]),  // read by path, see CalendarSystemdTests
         .testTarget(
             name: "HeraldEndToEndTests",
-            dependencies: ["HeraldCore", "HeraldFuzz", "HeraldTestSupport", "heraldd", "herald", "herald-bench"],
+            dependencies: ["HeraldCore", "HeraldModel", "HeraldFuzz", "HeraldTestSupport", "heraldd", "herald", "herald-bench"],
             exclude: ["Support/mockctl.py"]
         ),
     ]

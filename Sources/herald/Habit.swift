@@ -105,6 +105,7 @@ extension Herald.HabitCommand {
             var job = Job(kind: .habit, id: ctx.freeHabitID(for: title, pending: pending), title: title, icon: icon,
                           warn: warnings)
             job.every = every
+            job.resolveZones()
             job.times = frequency
             job.target = goal
             guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now) else {

@@ -160,6 +160,7 @@ struct RemindRequest: Equatable {
             var job = Job(kind: .reminder, id: jobID, at: start, title: title, text: message, icon: icon, urgency: urgency,
                           repeat: repeating, sound: soundValue, warn: warnings)
             job.every = every
+            job.resolveZones()
             guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now) else {
                 throw CLIError.data("--every: '\(every.joined(separator: "', '"))' never elapses after \(ISO8601.format(max(start ?? ctx.now, ctx.now), in: ctx.zone))")
             }

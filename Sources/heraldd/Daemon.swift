@@ -270,6 +270,8 @@ final class Daemon: @unchecked Sendable {
                     // malloc keeps what a large batch freed; hand it back so RSS does not stay at the peak.
                     if plan.removeBatch != nil { herald_release_free_memory() }
                 }
+            case .log(let line):
+                logger.log(line)
             case .close(let jobID):
                 notifier.close(jobID: jobID)
             case .open(let url):

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Values from outside at the edges of what Herald takes: each is refused with its value and
 /// reason, never a trap.

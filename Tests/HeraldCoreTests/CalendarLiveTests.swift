@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 import HeraldFuzz
 
 /// Herald against the `systemd-analyze` installed here (make test installs systemd): random

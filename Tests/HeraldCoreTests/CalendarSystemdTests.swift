@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Herald's calendar expressions against systemd's own answers: the committed corpus
 /// (Fixtures/calendar-systemd.json, made by Fixtures/make-calendar-fixture.py from

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Real programs, started the one way Herald starts any.
 struct ChildProcessTests {

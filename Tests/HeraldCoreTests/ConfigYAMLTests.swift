@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 @Suite struct ConfigYAMLTests {
     @Test func readsNestedMappingsQuotesAndComments() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Time as it really behaves: late daemons, clocks set back and forth, zones that change.
 struct EngineClockTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// A clock that only moves when told to.
 final class ManualClock: WallClock, @unchecked Sendable {
@@ -17,6 +18,7 @@ final class ManualClock: WallClock, @unchecked Sendable {
 /// Each call returns the popups the notifier showed meanwhile.
 final class EngineDriver {
     var engine: Engine
+    let logger: Logger
     let spool: Spool
     let clock: ManualClock
     var notifier: RecordingNotifier
@@ -39,6 +41,7 @@ final class EngineDriver {
         self.spool = spool
         self.clock = clock
         self.notifier = notifier
+        self.logger = logger
         engine = Engine(config: config, localZone: localZone, logger: logger)
         worker = SpoolWorker(spool: spool, logger: logger)
         reader = IntakeReader(spool: spool, partSize: partSize)
@@ -76,6 +79,7 @@ final class EngineDriver {
                 case .open(let url): opened.append(url)
                 case .writeBack(let change): writtenBack.append(change)
                 case .reply(let ticket, let answer): replies.append((ticket, answer))
+                case .log(let line): logger.log(line)
                 }
             }
         }

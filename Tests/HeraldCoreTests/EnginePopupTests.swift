@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Buttons, outcomes, repeats, replacement, quiet time and summaries in the engine, on a
 /// manual clock against a real spool.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Recurring reminders, habits, buttons and snoozes in the engine, on a manual clock.
 struct EngineRecurringTests {

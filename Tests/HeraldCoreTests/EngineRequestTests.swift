@@ -1,13 +1,13 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// `herald ack`, `snooze`, `cancel` and `habit done` handed to the engine over `heraldd.sock`
 /// (`EngineEvent.request`): it reads the job, decides with `JobDecision` (what the CLI does
 /// without heraldd), ends the popup, and answers after its changes (`.reply` comes last).
 struct EngineRequestTests {
     let t0 = ISO8601.parseInstant("2026-11-22T08:00:00Z")!
-    let logs = MemoryLogHandlerBox()
 
     func name(_ id: String, _ at: Instant, snoozed: Instant? = nil) -> JobFileName {
         JobFileName(id: id, occurrence: at, snoozedUntil: snoozed)
@@ -21,7 +21,7 @@ struct EngineRequestTests {
 
     /// An engine whose job `id` (`job`, due at t0) is on screen: started, due, read, shown.
     func onScreen(_ job: Job, id: String) -> (Engine, JobFileName) {
-        var e = Engine(config: HeraldConfig(), logger: logs.logger())
+        var e = Engine(config: HeraldConfig(), logLevel: .critical)
         let first = name(id, t0)
         _ = e.handle(.started(jobs: [first], strays: []), now: t0 - .minutes(1))
         _ = e.handle(.timerFired, now: t0)
@@ -81,7 +81,7 @@ struct EngineRequestTests {
     }
 
     @Test func aRequestForAnUnknownJobIsRefusedAtOnce() {
-        var e = Engine(config: HeraldConfig(), logger: logs.logger())
+        var e = Engine(config: HeraldConfig(), logLevel: .critical)
         _ = e.handle(.started(jobs: [], strays: []), now: t0)
         for request: ClientRequest in [.ack(id: "nope"), .cancel(id: "nope"), .snooze(id: "nope", length: .minutes(5), until: nil, lastShown: nil, finished: nil),
                                        .habitDone(id: "nope", day: LocalDate(t0, in: .utc), amount: nil)] {
@@ -109,7 +109,7 @@ struct EngineRequestTests {
     }
 
     @Test func snoozeWithoutAPopupPutsOffThePendingOccurrenceWithoutALine() {
-        var e = Engine(config: HeraldConfig(), logger: logs.logger())
+        var e = Engine(config: HeraldConfig(), logLevel: .critical)
         let pending = name("p", t0 + .minutes(30))
         _ = e.handle(.started(jobs: [pending], strays: []), now: t0)
         let job = Job(kind: .reminder, id: "p", at: t0 + .minutes(30), text: "Later")
@@ -164,7 +164,7 @@ struct EngineRequestTests {
     /// The job fired (or was changed) while its file was read for the request: nothing is
     /// decided on the old state.
     @Test func aRequestWhoseJobChangedWhileItWasReadIsRefused() {
-        var e = Engine(config: HeraldConfig(), logger: logs.logger())
+        var e = Engine(config: HeraldConfig(), logLevel: .critical)
         let pending = name("x", t0 + .minutes(30))
         _ = e.handle(.started(jobs: [pending], strays: []), now: t0)
         let asked = e.handle(.request(ticket: 3, .cancel(id: "x")), now: t0)

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// The engine alone, as a state machine: events in, effects out. No disk, no clock but `now`.
 struct EngineStateMachineTests {
     let t0 = ISO8601.parseInstant("2026-11-22T08:00:00Z")!
-    let logs = MemoryLogHandlerBox()
 
-    func engine(_ config: HeraldConfig = HeraldConfig()) -> Engine { Engine(config: config, logger: logs.logger()) }
+    /// Its log lines (effects too) are left out: these tests compare whole lists of effects.
+    func engine(_ config: HeraldConfig = HeraldConfig()) -> Engine { Engine(config: config, logLevel: .critical) }
     func name(_ id: String, _ at: Instant, snoozed: Instant? = nil) -> JobFileName {
         JobFileName(id: id, occurrence: at, snoozedUntil: snoozed)
     }

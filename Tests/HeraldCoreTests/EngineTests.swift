@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// The daemon's logic against a real temporary spool, a manual clock and a recording notifier.
 struct EngineTests {

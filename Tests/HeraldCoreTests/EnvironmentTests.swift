@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 @Suite struct EnvironmentTests {
     @Test func readsTheProcessEnvironment() {

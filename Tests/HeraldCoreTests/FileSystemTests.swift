@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 struct FileSystemTests {
     /// Sizes around the buffer's start (the file's size + 1, at least 64) and its doublings.

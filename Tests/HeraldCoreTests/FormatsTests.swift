@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// status.json: what heraldd writes, herald and herald-bench read back.
 struct DaemonStatusTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 @testable import HeraldFuzz
 
 /// A short, seeded run of each fuzz target (make fuzz runs them longer), and every input the

@@ -3,6 +3,7 @@ import Testing
 import Glibc
 #endif
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Loop Habit Tracker's habit strength, checked against values worked out by hand.
 ///

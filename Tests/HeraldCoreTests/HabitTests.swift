@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 struct HabitStatsTests {
     func d(_ text: String) -> LocalDate { LocalDate(parsing: text)! }

@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// The one heap (swift-collections' `Heap`) as its two users use it, checked against a sort.
 struct HeapTests {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HeraldCore
+@testable import HeraldModel
 import Testing
 
 /// Calendar files written to hurt: values that overflow, rules that never end or explode, deep

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HeraldCore
+@testable import HeraldModel
 import Testing
 
 /// iCalendar reading, recurrence and write-back, on examples worked by hand or taken from

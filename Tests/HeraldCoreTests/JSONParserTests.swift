@@ -2,6 +2,7 @@ import Foundation
 import HeraldFuzz
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Foundation's JSONDecoder, as Herald used it before it had its own reader: the reference the
 /// reader must agree with on every document Foundation accepts.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 struct JobCodecTests {
     func decode(_ text: String) throws(JobError) -> Job { try Job.decode(Data(text.utf8)) }

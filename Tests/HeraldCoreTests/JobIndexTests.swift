@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// The document pack, the query wire format and heraldd's job table, and the intake's name and
 /// writer checks: the parts of issue 18's fast paths that are pure enough to test alone.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Each kind's own rules, through the registry the rest of Herald uses.
 struct JobKindTests {

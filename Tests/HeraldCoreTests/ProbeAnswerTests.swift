@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// The one line `heraldd --probe` prints and `herald doctor` reads.
 struct ProbeAnswerTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Times in listings, as short as is unambiguous.
 struct RelativeTimeTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 struct RenderingTests {
     /// The popup for `job`'s occurrence `due`, shown at `now`.

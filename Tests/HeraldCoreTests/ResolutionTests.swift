@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Which config file and spool heraldd, herald and `herald doctor` use.
 struct ResolutionTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 struct SchedulerTests {
     let t0 = Instant(seconds: 1_000)

@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// The engine's and scheduler's big tables.
 struct ShardedDictionaryTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 struct SpoolTests {
     let dir = TemporaryDirectory()

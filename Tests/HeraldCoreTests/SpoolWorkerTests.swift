@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// The shell's file work for the engine, on a real temporary spool.
 struct SpoolWorkerTests {

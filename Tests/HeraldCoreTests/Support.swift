@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// A fresh directory under /tmp, removed when the value goes away.
 final class TemporaryDirectory {

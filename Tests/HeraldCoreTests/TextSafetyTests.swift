@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// What a terminal is given: control characters shown, never obeyed; other text untouched.
 struct TextSafetyTests {

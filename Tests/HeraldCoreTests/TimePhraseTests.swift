@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 /// Time phrases against answers worked out by hand: the orders `at` refuses, zones, and where
 /// Herald is right and `at` is not (TimePhraseOracleTests compares the rest with `at` itself).

@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 struct TimeSpanTests {
     /// Expected values are what `systemd-analyze timespan` prints for each input.

@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldCore
+@testable import HeraldModel
 
 struct ISO8601Tests {
     @Test func parsesOffsetsAndZulu() {

@@ -10,20 +10,15 @@ import Foundation
 #endif
 import SystemPackage
 
-/// A failed file-system call: the operation, the path and `strerror(errno)`.
-public struct FileSystemError: Error, CustomStringConvertible, Equatable {
-    public var operation: String
-    public var path: String
-    public var code: Int32
-    public var description: String { "cannot \(operation) '\(path)': \(String(cString: strerror(code)))" }
+extension FileSystemError {
+    /// From a failed call's `errno`.
     public init(operation: String, path: String, code: Int32) {
-        self.operation = operation; self.path = path; self.code = code
+        self.init(operation: operation, path: path, code: code, reason: String(cString: strerror(code)), isNotFound: code == ENOENT)
     }
     /// From swift-system's error (anything else counts as EIO).
     init(operation: String, path: String, errno error: any Error) {
         self.init(operation: operation, path: path, code: (error as? Errno)?.rawValue ?? EIO)
     }
-    public var isNotFound: Bool { code == ENOENT }
     public var exists: Bool { code == EEXIST }
 }
 

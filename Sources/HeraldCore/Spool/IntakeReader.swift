@@ -224,16 +224,9 @@ public struct IntakeReader: Sendable {
         return ids
     }
 
-    /// A batch being filed is claimed as `.filing-<name>` first: hidden from other readers, and
-    /// recognisable as half-filed if heraldd stops before it is done.
-    public static let claimPrefix = ".filing-"
-
-    public static func isClaimedBatch(_ name: String) -> Bool { name.hasPrefix(claimPrefix) && name.hasSuffix(".jsonl") }
-
-    /// The name a writer gave a file in `new/`, claimed or not.
-    public static func unclaimedName(_ name: String) -> String {
-        isClaimedBatch(name) ? String(name.dropFirst(claimPrefix.count)) : name
-    }
+    public static var claimPrefix: String { IntakeFile.claimPrefix }
+    public static func isClaimedBatch(_ name: String) -> Bool { IntakeFile.isClaimedBatch(name) }
+    public static func unclaimedName(_ name: String) -> String { IntakeFile.unclaimedName(name) }
 
     /// When a job taken in now first fires.
     ///

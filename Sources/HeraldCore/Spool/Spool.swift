@@ -216,39 +216,3 @@ public struct Spool: Sendable {
     }
 }
 
-/// Why a file in the spool was not trusted.
-public enum SpoolFileError: Error, Equatable, CustomStringConvertible {
-    case symlink
-    case directory
-    case notRegular
-    case foreignOwner(uid: uid_t, expected: uid_t)
-    case writableByOthers(mode: mode_t)
-    case tooLarge(size: Int, limit: Int)
-    case unreadable(String)
-    /// Gone before it could be read (moved or removed by another program meanwhile).
-    case missing
-    /// Still open for writing by the program creating it.
-    case beingWritten
-    case invalid(JobError)
-
-    public var description: String {
-        switch self {
-        case .symlink: return "is a symbolic link"
-        case .directory: return "is a directory"
-        case .notRegular: return "is not a regular file"
-        case .foreignOwner(let uid, let expected): return "is owned by uid \(uid), not by this user (uid \(expected))"
-        case .writableByOthers(let mode): return "is writable by group or others (mode 0\(String(mode, radix: 8)))"
-        case .tooLarge(let size, let limit): return "is larger than \(limit / 1024) KiB (\(size) bytes)"
-        case .unreadable(let why): return "cannot be read: \(why)"
-        case .missing: return "is gone"
-        case .beingWritten: return "is still being written"
-        case .invalid(let error): return error.description
-        }
-    }
-
-    /// The reason without values quoted from the file: safe for logs above debug level.
-    public var redacted: String {
-        if case .invalid(let error) = self { return error.reason }
-        return description
-    }
-}

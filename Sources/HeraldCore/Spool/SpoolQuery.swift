@@ -20,11 +20,7 @@ public enum SpoolQuery {
         case head(Int)
     }
 
-    public struct Answer: Equatable, Sendable {
-        public var total: Int
-        public var names: [JobFileName]
-        public init(total: Int, names: [JobFileName]) { self.total = total; self.names = names }
-    }
+    public typealias Answer = JobTable.Answer
 
     public static let findLimit = 50
     /// sockaddr_un's sun_path holds 108 bytes with the final NUL.

@@ -11,6 +11,7 @@ public struct HeraldConfig: Sendable, Equatable {
     public struct Message: Sendable, Equatable {
         public var summary: Template
         public var body: Template
+        public init(summary: Template, body: Template) { self.summary = summary; self.body = body }
     }
 
     public struct Templates: Sendable, Equatable {
@@ -19,6 +20,9 @@ public struct HeraldConfig: Sendable, Equatable {
         public var reminder: Message
         public var habit: Message
         public var calendar: Message
+        public init(headsUp: Message, arrival: Message, reminder: Message, habit: Message, calendar: Message) {
+            self.headsUp = headsUp; self.arrival = arrival; self.reminder = reminder; self.habit = habit; self.calendar = calendar
+        }
     }
 
     /// A calendar heraldd watches (`calendars.sources`): a vdir or an `.ics` file.

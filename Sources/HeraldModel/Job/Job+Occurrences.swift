@@ -16,7 +16,7 @@ extension Job {
     /// The zone a job's times are read in: its own `timezone`, else `localZone`.
     public func zone(localZone: TimeZoneRules) -> TimeZoneRules {
         guard let timezone, timezone != localZone.identifier else { return localZone }
-        return (try? TimeZoneRules.cached(timezone)) ?? localZone
+        return zones[timezone] ?? localZone
     }
 
     /// What the occurrence at `instant` is; the calendars are read only for a job with warnings.
@@ -62,7 +62,7 @@ public struct JobSchedule: Sendable {
         zone = job.zone(localZone: localZone)
         var calendars: [CalendarEvent] = []
         for every in job.every {
-            do { calendars.append(try CalendarEvent.parse(every, localZone: zone)) } catch {
+            do { calendars.append(try CalendarEvent.parse(every, localZone: zone, zones: job.zoneLookup)) } catch {
                 throw JobError("field 'every' is not a calendar expression", value: "\"\(every)\"", detail: error.description)
             }
         }

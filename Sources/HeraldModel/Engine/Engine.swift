@@ -1,5 +1,3 @@
-import Logging
-
 /// The daemon's decisions, without its shell: given an event and the time, what changes and
 /// what must be done. A value-type state machine in the style of hummingbird's: it does no I/O,
 /// reads no clock and owns no timer. heraldd feeds it events on one serial queue and carries out
@@ -11,7 +9,8 @@ public struct Engine: Sendable {
     public private(set) var config: HeraldConfig
     /// The zone for jobs that name none (the system's; changes with /etc/localtime).
     public internal(set) var localZone: TimeZoneRules
-    var logger: Logger
+    /// What this event logged so far (returned as `.log` effects).
+    var logger: EngineLog
 
     /// One record per job, by id (JobRecord.swift), and the one index of their due times.
     var records = ShardedDictionary<String, JobRecord>()
@@ -47,11 +46,18 @@ public struct Engine: Sendable {
     var armed: Instant?? = .none
     public internal(set) var lastError: NotifierError?
     public internal(set) var lastErrorAt: Instant?
+    /// Where ids for job files without one come from.
+    var ids: IDGenerator
 
-    public init(config: HeraldConfig, localZone: TimeZoneRules = .utc, logger: Logger) {
+    /// - Parameters:
+    ///   - logLevel: the least level of the `.log` effects it returns.
+    ///   - seed: the start of the ids it draws for job files without one (heraldd passes a
+    ///     random one; the engine itself draws nothing from the system).
+    public init(config: HeraldConfig, localZone: TimeZoneRules = .utc, logLevel: LogLine.Level = .info, seed: UInt64 = 0) {
         self.config = config
         self.localZone = localZone
-        self.logger = logger
+        self.logger = EngineLog(level: logLevel)
+        self.ids = IDGenerator(seed: seed)
         self.quiet = QuietState(hours: config.quietHours)
     }
 
@@ -124,6 +130,7 @@ public struct Engine: Sendable {
         case .localZoneChanged(let zone, let jobs): effects = localZoneChanged(to: zone, jobs: jobs, now: now)
         case .configReloaded(let config):
             self.config = config
+            logger = EngineLog(level: LogLine.Level(config.logLevel))  // as heraldd's own logger
             quiet.hours = config.quietHours
             effects = tick(now: now)
         case .operationFailed(let operation, let error): effects = operationFailed(operation, error)
@@ -135,7 +142,7 @@ public struct Engine: Sendable {
             armed = .some(wake)
             effects.append(.armTimer(wake))
         }
-        return effects
+        return logger.lines.isEmpty ? effects : logger.drain() + effects
     }
 
     /// Adopts what `jobs/` holds, asks for `new/` to be read, and fires what is already due.
@@ -273,7 +280,7 @@ public struct Engine: Sendable {
     }
 
     /// Moves a file in `jobs/` to `failed/`, and says so in the log.
-    func quarantineJobFile(_ name: String, reason: String, redacted: String? = nil) -> EngineEffect {
+    mutating func quarantineJobFile(_ name: String, reason: String, redacted: String? = nil) -> EngineEffect {
         logger.warning("Bad job file moved to failed/", metadata: ["file": "jobs/\(name)", "reason": "\(redacted ?? reason)"])
         return .spool(.quarantine(name: name, reason: reason))
     }

@@ -37,14 +37,15 @@ public struct ICalendarFile: Sendable {
     var stepBudget: Int { ICalBudget.steps(forFileOf: size) }
 
     /// - Throws: `ICalError` when the file as a whole cannot be read (not UTF-8, unbalanced BEGIN/END).
-    public init(path: String, bytes: [UInt8]) throws(ICalError) {
+    /// - Parameter zones: where a TZID that names a zone of the system's database is looked up.
+    public init(path: String, bytes: [UInt8], zones lookup: @escaping ZoneLookup) throws(ICalError) {
         self.path = path
         size = bytes.count
         document = try ICalParser.parse(bytes)
         let calendars = document.components.filter { $0.name == "VCALENDAR" }
         guard !calendars.isEmpty else { throw ICalError(line: 1, "no BEGIN:VCALENDAR") }
         for calendar in calendars {
-            let zones = ICalZones(calendar: calendar)
+            let zones = ICalZones(calendar: calendar, lookup: lookup)
             var byUID: [String: ICalItem] = [:]
             var order: [String] = []
             for component in calendar.components where component.name == "VEVENT" || component.name == "VTODO" {
@@ -122,7 +123,11 @@ struct ICalZones: Sendable {
         let failed = Mutex<[String: ICalError]>([:])
     }
 
-    init(calendar: ICalComponent) {
+    /// The system's zone database.
+    let lookup: ZoneLookup
+
+    init(calendar: ICalComponent, lookup: @escaping ZoneLookup) {
+        self.lookup = lookup
         var d: [String: (component: ICalComponent, key: String)] = [:]
         for c in calendar.components where c.name == "VTIMEZONE" {
             guard let id = c.property("TZID")?.value else { continue }
@@ -135,7 +140,7 @@ struct ICalZones: Sendable {
 
     func zone(_ tzid: String, line: Int) throws(ICalError) -> ICalZone {
         let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
-        if TimeZoneRules.isPlausibleName(name), let rules = try? TimeZoneRules.cached(name) { return .zone(rules) }
+        if TimeZoneRules.isPlausibleName(name), let rules = lookup(name) { return .zone(rules) }
         if let (definition, key) = definitions[tzid] {
             if let error = budget.failed.withLock({ $0[tzid] }) { throw error }
             do throws(ICalError) {

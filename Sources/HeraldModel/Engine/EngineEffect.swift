@@ -30,6 +30,8 @@ public enum EngineEffect: Sendable, Equatable {
     /// Spool queue, after every effect before it: answer the CLI's request `ticket` (its
     /// changes are on disk by then; a failed one turns the answer into a refusal).
     case reply(ticket: UInt64, ClientAnswer)
+    /// Any queue: log this line (the engine logs nothing itself).
+    case log(LogLine)
 }
 
 /// A change to the daemon's own part of the spool. Each is one atomic rename or an appended line.
@@ -173,4 +175,17 @@ public struct FilingResult: Sendable, Equatable {
     public var isLastPart = false
     public var removedBatch: String?
     public init() {}
+}
+
+extension IntakeFile {
+    /// A batch being filed is claimed as `.filing-<name>` first: hidden from other readers, and
+    /// recognisable as half-filed if heraldd stops before it is done.
+    public static let claimPrefix = ".filing-"
+
+    public static func isClaimedBatch(_ name: String) -> Bool { name.hasPrefix(claimPrefix) && name.hasSuffix(".jsonl") }
+
+    /// The name a writer gave a file in `new/`, claimed or not.
+    public static func unclaimedName(_ name: String) -> String {
+        isClaimedBatch(name) ? String(name.dropFirst(claimPrefix.count)) : name
+    }
 }

@@ -11,6 +11,7 @@ public enum JobBatch {
         /// 1-based.
         public var number: Int
         public var bytes: ArraySlice<UInt8>
+        public init(number: Int, bytes: ArraySlice<UInt8>) { self.number = number; self.bytes = bytes }
     }
 
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -19,6 +20,7 @@ public enum JobBatch {
         /// The message without values quoted from the file.
         public var redacted: String
         public var description: String { "line \(line): \(message)" }
+        public init(line: Int, message: String, redacted: String) { self.line = line; self.message = message; self.redacted = redacted }
     }
 
     /// The non-blank lines.
@@ -34,11 +36,11 @@ public enum JobBatch {
     }
 
     /// Decodes every line; a line longer than a job file may be, or not a valid job, is a problem.
-    public static func decode(_ bytes: [UInt8], localZone: TimeZoneRules) -> (jobs: [(line: Line, job: Job)], problems: [Problem]) {
+    public static func decode(_ bytes: [UInt8], localZone: TimeZoneRules, zones: ZoneLookup) -> (jobs: [(line: Line, job: Job)], problems: [Problem]) {
         var jobs: [(line: Line, job: Job)] = []
         var problems: [Problem] = []
         for line in lines(bytes) {
-            switch decodeLine(line, localZone: localZone) {
+            switch decodeLine(line, localZone: localZone, zones: zones) {
             case .success(let job): jobs.append((line, job))
             case .failure(let problem): problems.append(problem)
             }
@@ -47,41 +49,17 @@ public enum JobBatch {
     }
 
     /// Decodes one line (a line longer than a job file may be is a problem).
-    public static func decodeLine(_ line: Line, localZone: TimeZoneRules) -> Result<Job, Problem> {
+    public static func decodeLine(_ line: Line, localZone: TimeZoneRules, zones: ZoneLookup) -> Result<Job, Problem> {
         // Filed as a job file with its newline, which must fit too.
         if line.bytes.count + 1 > Job.maximumFileSize { return .failure(tooLong(line.number)) }
-        do { return .success(try Job.decode(Data(line.bytes), localZone: localZone)) } catch {
+        do { return .success(try Job.decode(Data(line.bytes), zones: zones, localZone: localZone)) } catch {
             return .failure(Problem(line: line.number, message: error.description, redacted: error.reason))
         }
     }
 
-    static func tooLong(_ number: Int) -> Problem {
+    public static func tooLong(_ number: Int) -> Problem {
         let message = "longer than \(Job.maximumFileSize / 1024) KiB"
         return Problem(line: number, message: message, redacted: message)
-    }
-
-    /// Calls `body` with each non-blank line of `fd` and its byte offset, reading a chunk at a
-    /// time: a batch of any size is checked in bounded memory. A line too long to be a job is
-    /// reported with `tooLong` (its bytes are not kept).
-    public static func forEachLine(_ fd: Int32, _ body: (Line, _ offset: Int) -> Void, tooLong: (Problem) -> Void) {
-        var number = 0
-        var offset = 0  // of the current line's first byte
-        var long = false
-        FileSystem.forEachLine(fd) { bytes, piece in
-            switch piece {
-            case .part:
-                if !long { number += 1; tooLong(Self.tooLong(number)) }
-                long = true
-                offset += bytes.count
-            case .lastPart:
-                long = false
-                offset += bytes.count + 1
-            case .line:
-                number += 1
-                if !bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { body(Line(number: number, bytes: bytes), offset) }
-                offset += bytes.count + 1
-            }
-        }
     }
 
     /// The id a line without one gets when a batch named `stem.jsonl` is taken in.

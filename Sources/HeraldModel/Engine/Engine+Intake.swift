@@ -145,9 +145,9 @@ extension Engine {
     }
 
     /// Moves a file from `new/` to `failed/` (in the filing plan) and records it in the history.
-    func refuse(_ file: String, _ refusal: IntakeRefusal, in plan: inout FilingPlan, now: Instant) -> [EngineEffect] {
+    mutating func refuse(_ file: String, _ refusal: IntakeRefusal, in plan: inout FilingPlan, now: Instant) -> [EngineEffect] {
         plan.refusals.append(.init(file: file, reason: refusal.reason))
-        let shown = IntakeReader.unclaimedName(file)
+        let shown = IntakeFile.unclaimedName(file)
         logger.warning("Bad job file moved to failed/", metadata: ["file": "new/\(shown)", "reason": "\(refusal.redacted)"])
         logger.debug("Bad job file, full reason", metadata: ["file": "\(shown)", "reason": "\(refusal.reason)"])
         let stem = shown.hasSuffix(".json") ? String(shown.dropLast(5)) : shown
@@ -156,12 +156,11 @@ extension Engine {
     }
 
     /// The id for a job file without one: its file name when that is a free, valid id, else a random one.
-    func freshID(hint fileName: String) -> String {
+    mutating func freshID(hint fileName: String) -> String {
         let stem = fileName.hasSuffix(".json") ? String(fileName.dropLast(5)) : fileName
         if Job.isValidID(stem), name(of: stem) == nil { return stem }
-        var rng = SystemRandomNumberGenerator()
         while true {
-            let id = JobID.random(using: &rng)
+            let id = JobID.random(using: &ids)
             if name(of: id) == nil { return id }
         }
     }

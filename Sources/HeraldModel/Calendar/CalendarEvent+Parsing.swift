@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension CalendarEvent {
     static let weekdayNames: [(name: String, number: Int)] = [
@@ -14,12 +11,11 @@ extension CalendarEvent {
     ///   - text: the expression.
     ///   - localZone: the zone it will be evaluated in when it names none; its abbreviations
     ///     (`CET`, `CEST`) may end the expression, as with systemd.
-    ///   - zoneinfo: where IANA zones are read from.
+    ///   - zones: where a trailing IANA zone name is looked up.
     /// - Throws: `CalendarError` naming the bad part.
-    public static func parse(_ text: String, localZone: TimeZoneRules = .utc,
-                             zoneinfo: String = TimeZoneRules.zoneinfoDirectory) throws(CalendarError) -> CalendarEvent {
+    public static func parse(_ text: String, localZone: TimeZoneRules = .utc, zones: ZoneLookup) throws(CalendarError) -> CalendarEvent {
         do {
-            return try parseUnchecked(text, localZone: localZone, zoneinfo: zoneinfo)
+            return try parseUnchecked(text, localZone: localZone, zones: zones)
         } catch {
             // A last word that looks like a zone name but is none explains the failure best.
             if let space = text.lastIndex(of: " ") {
@@ -30,7 +26,7 @@ extension CalendarEvent {
         }
     }
 
-    static func parseUnchecked(_ text: String, localZone: TimeZoneRules, zoneinfo: String) throws(CalendarError) -> CalendarEvent {
+    static func parseUnchecked(_ text: String, localZone: TimeZoneRules, zones: ZoneLookup) throws(CalendarError) -> CalendarEvent {
         var event = CalendarEvent(source: text)
         var body = text
         if let r = text.suffixRange(" utc") {
@@ -41,7 +37,7 @@ extension CalendarEvent {
             body = String(text[..<r])
         } else if let space = text.lastIndex(of: " ") {
             let name = String(text[text.index(after: space)...])
-            if TimeZoneRules.isZoneFile(name, zoneinfo: zoneinfo), let rules = try? TimeZoneRules.named(name, zoneinfo: zoneinfo) {
+            if TimeZoneRules.isSystemdZoneName(name), let rules = zones(name) {
                 event.zone = name == "UTC" ? .utc : .named(name, rules)
                 body = String(text[..<space])
             }
@@ -420,16 +416,12 @@ extension String {
 }
 
 extension TimeZoneRules {
-    /// Whether `name` is a zone systemd accepts: a plausible name of a TZif file in zoneinfo.
-    static func isZoneFile(_ name: String, zoneinfo: String) -> Bool {
-        guard isPlausibleName(name), name.utf8.allSatisfy({ c in
+    /// Whether systemd would take `name` for a zone name (its characters); the zone database
+    /// says whether there is one.
+    static func isSystemdZoneName(_ name: String) -> Bool {
+        isPlausibleName(name) && name.utf8.allSatisfy { c in
             (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || "/_+-.".utf8.contains(c)
-        }) else { return false }
-        var st = stat()
-        let path = zoneinfo + "/" + name
-        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
-        guard let prefix = try? FileSystem.read(path, limit: 4), prefix.count >= 4 else { return false }
-        return prefix[0..<4] == [0x54, 0x5A, 0x69, 0x66]
+        }
     }
 
     /// The zone's standard and daylight abbreviations, as glibc's `tzname` after `tzset`.

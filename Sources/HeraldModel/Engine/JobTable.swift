@@ -7,19 +7,26 @@ public struct JobTable: Sendable {
     let records: ShardedDictionary<String, JobRecord>
     public let count: Int
 
+    /// How many jobs a question matched, and the first of their names.
+    public struct Answer: Equatable, Sendable {
+        public var total: Int
+        public var names: [JobFileName]
+        public init(total: Int, names: [JobFileName]) { self.total = total; self.names = names }
+    }
+
     /// The jobs `query` names: the one with that id, or else every id that starts with it
     /// (`total` of them; at most `limit` returned, in id order).
-    public func find(_ query: String, limit: Int) -> SpoolQuery.Answer {
-        if let exact = records[query]?.name { return SpoolQuery.Answer(total: 1, names: [exact]) }
+    public func find(_ query: String, limit: Int) -> Answer {
+        if let exact = records[query]?.name { return Answer(total: 1, names: [exact]) }
         var found: [JobFileName] = []
         records.forEach { id, record in if let name = record.name, id.hasPrefix(query) { found.append(name) } }
         found.sort { $0.id < $1.id }
-        return SpoolQuery.Answer(total: found.count, names: Array(found.prefix(limit)))
+        return Answer(total: found.count, names: Array(found.prefix(limit)))
     }
 
     /// The `n` jobs that fire soonest, in order (ties by id), as `herald list` sorts them.
-    public func soonest(_ n: Int) -> SpoolQuery.Answer {
-        guard n > 0 else { return SpoolQuery.Answer(total: count, names: []) }
+    public func soonest(_ n: Int) -> Answer {
+        guard n > 0 else { return Answer(total: count, names: []) }
         // The best n so far; the latest of them (the heap's max) is the one to beat.
         var kept = Heap<ByFiring>()
         kept.reserveCapacity(min(n, count))
@@ -32,7 +39,7 @@ public struct JobTable: Sendable {
             }
         }
         let soonest = kept.unordered.sorted().map(\.name)
-        return SpoolQuery.Answer(total: count, names: soonest)
+        return Answer(total: count, names: soonest)
     }
 }
 

@@ -35,19 +35,17 @@ extension Job {
     ///
     /// - Parameters:
     ///   - data: the file's bytes (UTF-8 JSON, one object).
-    ///   - zoneExists: whether a `timezone` value names a known zone.
+    ///   - zones: where the zones the job names are looked up (kept in `Job.zones`).
     ///   - localZone: the zone a calendar expression without one is read in (for validation).
     /// - Throws: `JobError` naming the first problem found.
-    public static func decode(_ data: Data, zoneExists: (String) -> Bool = Job.zoneFileExists,
-                              localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
+    public static func decode(_ data: Data, zones: ZoneLookup, localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
         let value: JSONValue
         do { value = try JSONValue.parse(data) } catch { throw JobError("not valid JSON", detail: error.detail) }
-        return try decode(value, zoneExists: zoneExists, localZone: localZone)
+        return try decode(value, zones: zones, localZone: localZone)
     }
 
-    /// Validates an already-parsed document. See `decode(_:zoneExists:localZone:)`.
-    public static func decode(_ value: JSONValue, zoneExists: (String) -> Bool = Job.zoneFileExists,
-                              localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
+    /// Validates an already-parsed document. See `decode(_:zones:localZone:)`.
+    public static func decode(_ value: JSONValue, zones: ZoneLookup, localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
         guard case .object(let o) = value else { throw JobError("not a JSON object but \(value.typeName)") }
         if let unknown = o.keys.filter({ !fields.contains($0) }).sorted().first {
             throw JobError("unknown field '\(unknown)'")
@@ -81,7 +79,7 @@ extension Job {
         if let everyValue = o["every"] { job.every = try every(everyValue) }
         if let zoneValue = o["timezone"] {
             let zone = try string(zoneValue, "timezone")
-            guard TimeZoneRules.isPlausibleName(zone), zoneExists(zone) else {
+            guard TimeZoneRules.isPlausibleName(zone), zones(zone) != nil else {
                 throw JobError("field 'timezone' is not a known time zone", value: zoneValue.snippet())
             }
             job.timezone = zone
@@ -140,6 +138,7 @@ extension Job {
         if let c = o["calendar"] { job.calendar = try CalendarKind.link(c) }
         if let a = o["alarms"] { job.alarms = try CalendarKind.entries(a) }
         try job.checkKindRules(present: Set(o.keys))
+        job.resolveZones(zones)
         if !job.every.isEmpty { _ = try JobSchedule(job, localZone: localZone) }
         return job
     }
@@ -273,11 +272,6 @@ extension Job {
             items.append(Item(name: name, quantity: quantity))
         }
         return items
-    }
-
-    /// Whether `/usr/share/zoneinfo/<name>` (or UTC) exists.
-    public static func zoneFileExists(_ name: String) -> Bool {
-        name == "UTC" || FileSystem.exists(TimeZoneRules.zoneinfoDirectory + "/" + name, followLinks: true)
     }
 
     /// The document as JSON, fields in the documented order. `at` is written with the offset

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// A Dismiss or Snooze of a calendar alarm, to be written into its item as RFC 9074 says:
 /// `ACKNOWLEDGED` on the VALARM (every alarm instant up to then is handled), and a snooze as a
 /// new VALARM `RELATED-TO;RELTYPE=SNOOZE` the original, with an absolute TRIGGER. Only those
@@ -41,13 +35,15 @@ public struct CalendarWriteBack: Sendable, Equatable {
 
     public struct Failure: Error, Equatable, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// The file's lines after the change, or nil when the item or its alarm is gone (edited
     /// meanwhile: nothing to write).
-    public func apply(to bytes: [UInt8], localZone: TimeZoneRules, newUID: () -> String) throws(Failure) -> (lines: [String], crlf: Bool)? {
+    public func apply(to bytes: [UInt8], localZone: TimeZoneRules, zones: @escaping ZoneLookup,
+                      newUID: () -> String) throws(Failure) -> (lines: [String], crlf: Bool)? {
         let calendar: ICalendarFile
-        do { calendar = try ICalendarFile(path: file, bytes: bytes) } catch { throw Failure(description: "\(file): \(error)") }
+        do { calendar = try ICalendarFile(path: file, bytes: bytes, zones: zones) } catch { throw Failure(description: "\(file): \(error)") }
         guard let item = calendar.items.first(where: { $0.uid == uid }) else { return nil }
         // Checked in the file as it is now, not as it was planned: servers may email every attendee.
         let components = (item.master.map { [$0] } ?? []) + item.overrides
@@ -114,44 +110,6 @@ public struct CalendarWriteBack: Sendable, Equatable {
             lines.replaceSubrange(edit.range, with: edit.lines)
         }
         return (lines, calendar.document.crlf)
-    }
-
-    /// Reads the file, applies the change and puts the result in place atomically (a hidden
-    /// temporary file beside it, fsynced, renamed over it, keeping its mode). Returns false
-    /// when there was nothing to change. The file itself is never a symlink that is followed,
-    /// and the temporary file is new (O_EXCL, a random name) and given its mode on the descriptor.
-    public func perform(localZone: TimeZoneRules) throws(Failure) -> Bool {
-        var st = stat()
-        guard lstat(file, &st) == 0 else { throw Failure(description: "cannot read '\(file)': \(String(cString: strerror(errno)))") }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw Failure(description: "'\(file)' is not a regular file; not written") }
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.read(file, limit: CalendarFiles.maximumFileSize, followLinks: false) } catch {
-            throw Failure(description: error.description)
-        }
-        var rng = SystemRandomNumberGenerator()
-        guard let (lines, crlf) = try apply(to: bytes, localZone: localZone, newUID: { "herald-" + JobID.random(using: &rng) }) else { return false }
-        let end = crlf ? "\r\n" : "\n"
-        let text = lines.joined(separator: end) + end
-        let dir = parentDirectory(of: file)
-        let base = file.split(separator: "/").last.map(String.init) ?? "item.ics"
-        let tmp = (dir.isEmpty ? "." : dir) + "/.herald-" + base + "." + JobID.random(using: &rng) + ".tmp"
-        do {
-            try FileSystem.writeFile(Array(text.utf8), at: tmp, options: [.exclusiveCreate, .noFollow], sync: true,
-                                     mode: st.st_mode & 0o777)
-        } catch { throw Failure(description: error.description) }
-        // Changed since it was read (a sync run, an editor): leave it; the next popup writes again.
-        var now = stat()
-        guard stat(file, &now) == 0, now.st_ino == st.st_ino, now.st_size == st.st_size, now.st_mtim.tv_sec == st.st_mtim.tv_sec,
-              now.st_mtim.tv_nsec == st.st_mtim.tv_nsec else {
-            unlink(tmp)
-            throw Failure(description: "'\(file)' changed while Herald wrote to it; not written")
-        }
-        guard rename(tmp, file) == 0 else {
-            let message = String(cString: strerror(errno))
-            unlink(tmp)
-            throw Failure(description: "cannot replace '\(file)': \(message)")
-        }
-        return true
     }
 
     static func utc(_ t: Instant) -> String {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What a habit asks for: how often (a frequency, or each day its calendar reminds), a
 /// measurable target, and where weeks start.
@@ -220,7 +217,7 @@ public struct HabitHistory: Sendable {
     // MARK: Score
 
     /// Loop's score multiplier for a frequency of `f` times a day.
-    public static func multiplier(frequency f: Double) -> Double { pow(0.5, f.squareRoot() / 13.0) }
+    public static func multiplier(frequency f: Double) -> Double { power(0.5, f.squareRoot() / 13.0) }
 
     /// The score (0...1) at the end of `day`.
     public func score(on day: LocalDate) -> Double {

@@ -28,12 +28,12 @@ public enum TimePhrase {
     ///
     /// - Throws: `Failure` naming the word that did not fit, an impossible date, a time skipped
     ///   by a daylight-saving change, or a time before the current minute.
-    public static func parse(_ text: String, now: Instant, zone: TimeZoneRules) throws(Failure) -> Meaning {
+    public static func parse(_ text: String, now: Instant, zone: TimeZoneRules, zones: ZoneLookup) throws(Failure) -> Meaning {
         var words = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
         guard !words.isEmpty else { throw Failure("the time is empty; " + hint) }
         // A zone may close the phrase: `9am Europe/London`, `2026-12-24 09:00 UTC`.
         var phraseZone: TimeZoneRules? = nil
-        if words.count > 1, let z = try zoneWord(words.last!) {
+        if words.count > 1, let z = try zoneWord(words.last!, zones) {
             phraseZone = z
             words.removeLast()
         }
@@ -49,7 +49,7 @@ public enum TimePhrase {
         }
         var parser = Parser(tokens: [], phrase: text)
         do {
-            parser = Parser(tokens: try lex(words), phrase: text)
+            parser = Parser(tokens: try lex(words, zones), phrase: text)
             try parser.parse()
         } catch {
             // `in 1h30m`, `in 1 h 30 min`: a span as `--in` takes it.
@@ -91,13 +91,13 @@ public enum TimePhrase {
     }
 
     /// `UTC`, `GMT`, `Z`, or an IANA name such as `Europe/Berlin`; nil for other words.
-    static func zoneWord(_ word: String) throws(Failure) -> TimeZoneRules? {
+    static func zoneWord(_ word: String, _ zones: ZoneLookup) throws(Failure) -> TimeZoneRules? {
         switch word.lowercased() {
         case "utc", "gmt", "z": return .utc
         default: break
         }
         guard let first = word.unicodeScalars.first, first.properties.isAlphabetic, word.contains("/") else { return nil }
-        guard TimeZoneRules.isPlausibleName(word), let z = try? TimeZoneRules.cached(word) else {
+        guard TimeZoneRules.isPlausibleName(word), let z = zones(word) else {
             throw Failure("'\(word)' is not a known time zone (see /usr/share/zoneinfo)")
         }
         return z
@@ -172,10 +172,10 @@ public enum TimePhrase {
     }
 
     /// Splits words into tokens the way `at`'s scanner does (the longest match wins).
-    static func lex(_ words: [String]) throws(Failure) -> [Token] {
+    static func lex(_ words: [String], _ zones: ZoneLookup) throws(Failure) -> [Token] {
         var tokens: [Token] = []
         for original in words {
-            if let z = try zoneWord(original) {
+            if let z = try zoneWord(original, zones) {
                 tokens.append(.zone(z))
                 continue
             }

@@ -61,6 +61,9 @@ public struct Job: Sendable, Equatable {
     public var calendar: CalendarLink?
     /// A calendar item's next alarm instants, each with the occurrence it is for.
     public var alarms: [CalendarAlarmEntry] = []
+    /// The rules of the zones the job names (`timezone`, a zone ending an `every`), looked up
+    /// when it was decoded or by `resolveZones`: the pure core never reads zone files.
+    public var zones = JobZones()
 
     public init(kind: Kind, id: String? = nil, at: Instant? = nil, every: String? = nil, timezone: String? = nil,
                 title: String? = nil, text: String? = nil, icon: String? = nil, urgency: Urgency? = nil,
@@ -115,4 +118,34 @@ public struct Job: Sendable, Equatable {
 
     /// The total number of units across items ("3 items" for apple + milk ×2).
     public var itemCount: Int { items.reduce(0) { $0 + $1.quantity } }
+}
+
+/// The zones a job names, by name. Two are always equal: they follow from the names, which
+/// the job's other fields compare.
+public struct JobZones: Sendable, Equatable {
+    public var byName: [String: TimeZoneRules] = [:]
+    public init() {}
+    public subscript(name: String) -> TimeZoneRules? { byName[name] }
+    public static func == (a: JobZones, b: JobZones) -> Bool { true }
+}
+
+extension Job {
+    /// Looks up the zones the job names (`timezone`, the last word of each `every`) with
+    /// `lookup`; a name it does not know stays unknown, and validation then says so.
+    public mutating func resolveZones(_ lookup: ZoneLookup) {
+        var found: [String: TimeZoneRules] = [:]
+        var names = every.compactMap { text in text.split(separator: " ").last.map(String.init) }
+            .filter(TimeZoneRules.isSystemdZoneName)
+        if let timezone { names.append(timezone) }
+        for name in names where found[name] == nil && TimeZoneRules.isPlausibleName(name) {
+            if let rules = lookup(name) { found[name] = rules }
+        }
+        zones.byName = found
+    }
+
+    /// The zone lookup over `zones` alone, for the job's schedule.
+    public var zoneLookup: ZoneLookup {
+        let table = zones.byName
+        return { table[$0] }
+    }
 }

@@ -321,7 +321,7 @@ extension Engine {
         return job.kind.rawValue
     }
 
-    func reportLogProblems(_ log: HabitLog.Contents, id: String) {
+    mutating func reportLogProblems(_ log: HabitLog.Contents, id: String) {
         guard !log.problems.isEmpty else { return }
         logger.warning("Habit log has unreadable lines; they are ignored",
                        metadata: ["job.id": "\(id)", "file": "habits/\(id).jsonl", "problem": "\(log.problems[0])"])

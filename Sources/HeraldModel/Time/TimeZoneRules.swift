@@ -1,16 +1,7 @@
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// A time zone's UTC offsets over time, read from a TZif file (RFC 8536) or a POSIX TZ string.
 ///
-/// Herald reads `/usr/share/zoneinfo` itself rather than going through ICU: the rules are the
+/// Herald reads `/usr/share/zoneinfo` itself (`ZoneFiles`) rather than going through ICU: the rules are the
 /// same ones glibc and systemd use, lookups are cheap, and the CLI starts fast.
 public struct TimeZoneRules: Sendable, Equatable {
     struct LocalType: Sendable, Equatable {
@@ -117,94 +108,22 @@ public struct TimeZoneRules: Sendable, Equatable {
     }
 }
 
+/// Finds a zone of the system's database by IANA name ("Europe/Berlin"), nil if there is none.
+/// Pure code is handed one: heraldd and herald pass `ZoneFiles.lookup` (zone files, cached),
+/// tests may pass a table.
+public typealias ZoneLookup = @Sendable (String) -> TimeZoneRules?
+
 extension TimeZoneRules {
-    public enum LoadError: Error, Equatable, CustomStringConvertible {
-        case unknownZone(String)
-        case badFile(String)
-
-        public var description: String {
-            switch self {
-            case .unknownZone(let name): return "unknown time zone '\(name)'"
-            case .badFile(let path): return "'\(path)' is not a TZif time zone file"
-            }
-        }
-    }
-
-    public static let zoneinfoDirectory = "/usr/share/zoneinfo"
-
     /// Whether `name` looks like an IANA zone name (no absolute path, no `..`).
     public static func isPlausibleName(_ name: String) -> Bool {
         !name.isEmpty && !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
             && name.utf8.allSatisfy { $0 > 32 && $0 < 127 }
     }
 
-    /// Zones already read, by name: zones do not change while Herald runs (a changed
-    /// /etc/localtime is read again through `local(environment:)`).
-    private static let cache = Mutex<[String: TimeZoneRules]>([:])
-
-    /// `named(_:)`, remembering the answer.
-    public static func cached(_ name: String) throws(LoadError) -> TimeZoneRules {
-        if let hit = cache.withLock({ $0[name] }) { return hit }
-        let zone = try named(name)
-        cache.withLock { $0[name] = zone }
-        return zone
-    }
-
-    /// Loads an IANA zone (`Europe/Berlin`), `UTC`, or a TZif file by absolute path.
-    ///
-    /// - Throws: `LoadError.unknownZone` when there is no such zone.
-    public static func named(_ name: String, zoneinfo: String = zoneinfoDirectory) throws(LoadError) -> TimeZoneRules {
-        if name == "UTC" || name == "Etc/UTC" || name == "Z" { return .utc }
-        let path: String
-        if name.hasPrefix("/") { path = name } else {
-            guard isPlausibleName(name) else { throw .unknownZone(name) }
-            path = zoneinfo + "/" + name
-        }
-        guard let bytes = try? FileSystem.read(path, limit: 1 << 20, followLinks: true) else { throw .unknownZone(name) }
-        do { return try parseTZif(bytes, identifier: name) } catch { throw .badFile(path) }
-    }
-
-    /// The local zone as glibc would pick it: `TZ` if set (`:Name`, `Name`, a path or a POSIX
-    /// string), else `/etc/localtime`, else UTC.
-    public static func local(environment: Environment, zoneinfo: String = zoneinfoDirectory,
-                             localtime: String = "/etc/localtime") -> TimeZoneRules {
-        if let tz = environment["TZ"] {
-            var name = tz
-            if name.hasPrefix(":") { name.removeFirst() }
-            if name.isEmpty { return .utc }
-            if let zone = try? named(name, zoneinfo: zoneinfo) { return zone }
-            if let zone = TimeZoneRules(posix: name) { return zone }
-            return .utc
-        }
-        guard let bytes = try? FileSystem.read(localtime, limit: 1 << 20, followLinks: true),
-              let zone = try? parseTZif(bytes, identifier: localZoneName(localtime: localtime, zoneinfo: zoneinfo))
-        else { return .utc }
-        return zone
-    }
-
-    /// The IANA name behind `/etc/localtime` when it is a link into zoneinfo, else "localtime".
-    static func localZoneName(localtime: String, zoneinfo: String) -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink(localtime, &buffer, buffer.count - 1)
-        guard n > 0 else { return "localtime" }
-        let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // ".../zoneinfo/Europe/Berlin" → "Europe/Berlin"
-        let bytes = Array(target.utf8), marker = Array("/zoneinfo/".utf8)
-        var k = bytes.count - marker.count
-        while k >= 0 {
-            if bytes[k..<(k + marker.count)].elementsEqual(marker) {
-                let name = bytes[(k + marker.count)...]
-                return name.isEmpty ? "localtime" : String(decoding: name, as: UTF8.self)
-            }
-            k -= 1
-        }
-        return "localtime"
-    }
-
-    struct TZifError: Error {}
+    public struct TZifError: Error {}
 
     /// Parses TZif data (version 1 to 4), using the 64-bit block and footer when present.
-    static func parseTZif(_ b: [UInt8], identifier: String) throws -> TimeZoneRules {
+    public static func parseTZif(_ b: [UInt8], identifier: String) throws -> TimeZoneRules {
         func u32(_ at: Int) throws -> Int {
             guard at + 4 <= b.count else { throw TZifError() }
             return Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3])
