@@ -130,7 +130,7 @@ extension CLIContext {
 
     func kindLabel(_ p: PendingJob) -> String {
         guard let job = p.job else { return "?" }
-        guard job.kind == .delivery || !job.warn.isEmpty, let occurrence = p.occurrence else { return job.kind.rawValue }
+        guard let occurrence = p.occurrence else { return job.kind.rawValue }
         return job.role(of: occurrence, localZone: zone).label
     }
 

@@ -27,9 +27,10 @@ struct ConfigTests {
 
     @Test func theDefaultTemplatesAreValid() throws {
         let d = HeraldConfig.defaultTemplates
-        for message in [d.headsUp, d.arrival, d.reminder, d.habit] {
-            for template in [message.summary, message.body] {
-                #expect(try Template(template.source) == template, "\(template.source)")
+        #expect(HeraldConfig.Templates.names == ["reminder", "headsUp", "arrival", "habit", "calendar"])
+        for name in HeraldConfig.Templates.names {
+            for template in [d[name].summary, d[name].body] {
+                #expect(try Template(template.source, extra: HeraldConfig.Templates.extraPlaceholders(name)) == template, "\(template.source)")
             }
         }
     }
@@ -52,10 +53,17 @@ struct ConfigTests {
         #expect(config.profile == .init(name: "Alice Smith", address: "12 Elm St"))
         #expect(config.lead == .minutes(10))
         #expect(config.urgency == .critical)
-        #expect(config.templates.headsUp.summary.source == "Soon: {minutes} min")
-        #expect(config.templates.arrival == HeraldConfig.defaultTemplates.arrival)
+        #expect(config.templates["headsUp"].summary.source == "Soon: {minutes} min")
+        #expect(config.templates["arrival"] == HeraldConfig.defaultTemplates["arrival"])
         #expect(config.spool == "/home/alice/spool")
         #expect(config.logLevel == .debug)
+    }
+
+    @Test func aCalendarTemplateTakesItsOwnPlaceholders() throws {
+        // {when}, {start} and {location} are the calendar kind's: its template may use them.
+        let config = try load("templates:\n  calendar:\n    summary: \"{title} {when}\"\n    body: \"{start} at {location}\"\n")
+        #expect(config.templates["calendar"].summary.source == "{title} {when}")
+        #expect(config.templates["calendar"].body.source == "{start} at {location}")
     }
 
     @Test func environmentOverridesTheFile() throws {
@@ -63,7 +71,7 @@ struct ConfigTests {
                                                                           "HERALD_TEMPLATES_ARRIVAL_BODY": "{name}!"])
         #expect(config.profile.name == "Env Name")
         #expect(config.lead == .hours1)
-        #expect(config.templates.arrival.body.source == "{name}!")
+        #expect(config.templates["arrival"].body.source == "{name}!")
     }
 
     @Test(arguments: [
@@ -71,6 +79,8 @@ struct ConfigTests {
         ("defaults:\n  lead: soon\n", "key 'defaults.lead': \"soon\" is not a time span: expected a number at 'soon'"),
         ("defaults:\n  urgency: high\n", "key 'defaults.urgency': \"high\" is not one of low, normal, critical"),
         ("templates:\n  arrival:\n    body: \"{nam}\"\n", "key 'templates.arrival.body': unknown placeholder '{nam}'"),
+        // A kind's own placeholder is for its templates alone.
+        ("templates:\n  reminder:\n    summary: \"{when}\"\n", "key 'templates.reminder.summary': unknown placeholder '{when}'"),
         ("profile: Alice\n", "key 'profile' (line 1): must be a mapping"),
         ("spool: relative/dir\n", "key 'spool': \"relative/dir\" is not an absolute path"),
         ("- a\n- b\n", "line 1: the top level must be a mapping of keys"),
@@ -209,7 +219,7 @@ struct ConfigTests {
         #expect(alone == overFile)
         #expect(alone.profile == .init(name: "Env Name", address: "1 Env Road"))
         #expect(alone.popups.expire[.arrival] == .after(.seconds(10)))
-        #expect(alone.templates.headsUp.body.source == "env templates.headsUp.body")
+        #expect(alone.templates["headsUp"].body.source == "env templates.headsUp.body")
         #expect(alone.calendars == [.init(path: "/env/cal", writeBack: true)])
         #expect(alone != HeraldConfig())
     }

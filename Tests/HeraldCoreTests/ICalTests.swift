@@ -214,10 +214,10 @@ import Testing
             return DueOccurrence(job: job, schedule: schedule, name: JobFileName(id: job.id!, occurrence: alarm))
         }
         let timed = try occurrence(start: "2026-11-24T11:00:00+00:00")
-        #expect(Engine.stillAhead(timed, now: alarm + .minutes(110)))
-        #expect(!Engine.stillAhead(timed, now: alarm + .minutes(121)))
+        #expect(timed.isStillAhead(now: alarm + .minutes(110)))
+        #expect(!timed.isStillAhead(now: alarm + .minutes(121)))
         let allDay = try occurrence(start: "2026-11-24")
-        #expect(Engine.stillAhead(allDay, now: ISO8601.parseInstant("2026-11-24T23:00:00Z")!))
-        #expect(!Engine.stillAhead(allDay, now: ISO8601.parseInstant("2026-11-25T00:30:00Z")!))
+        #expect(allDay.isStillAhead(now: ISO8601.parseInstant("2026-11-24T23:00:00Z")!))
+        #expect(!allDay.isStillAhead(now: ISO8601.parseInstant("2026-11-25T00:30:00Z")!))
     }
 }

@@ -204,10 +204,10 @@ struct JobWarningScheduleTests {
         let job = Job(kind: .reminder, at: at, text: "Dentist", warn: [.minutes(24 * 60)])
         let s = try JobSchedule(job, localZone: .utc)
         let warning = DueOccurrence(job: job, schedule: s, name: JobFileName(id: "d", occurrence: t0))
-        #expect(Engine.stillAhead(warning, now: t0 + .minutes(300)))
-        #expect(!Engine.stillAhead(warning, now: at + .minutes(1)))
+        #expect(warning.isStillAhead(now: t0 + .minutes(300)))
+        #expect(!warning.isStillAhead(now: at + .minutes(1)))
         let main = DueOccurrence(job: job, schedule: s, name: JobFileName(id: "d", occurrence: at))
-        #expect(!Engine.stillAhead(main, now: at + .minutes(300)))
+        #expect(!main.isStillAhead(now: at + .minutes(300)))
     }
 
     @Test func aHabitWarningIsJudgedByTheDayOfItsReminder() throws {

@@ -14,14 +14,21 @@ public struct HeraldConfig: Sendable, Equatable {
         public init(summary: Template, body: Template) { self.summary = summary; self.body = body }
     }
 
+    /// Each kind's templates by name (`templates.<name>`): the names and defaults are the
+    /// kinds' own (`JobKindRules.config`).
     public struct Templates: Sendable, Equatable {
-        public var headsUp: Message
-        public var arrival: Message
-        public var reminder: Message
-        public var habit: Message
-        public var calendar: Message
-        public init(headsUp: Message, arrival: Message, reminder: Message, habit: Message, calendar: Message) {
-            self.headsUp = headsUp; self.arrival = arrival; self.reminder = reminder; self.habit = habit; self.calendar = calendar
+        var byName: [String: Message]
+        public init(_ byName: [String: Message]) { self.byName = byName }
+        /// The template `name`, else the default (every kind's name has one).
+        public subscript(name: String) -> Message {
+            get { byName[name] ?? HeraldConfig.defaultTemplates.byName[name] ?? Message(summary: Template(valid: ""), body: Template(valid: "")) }
+            set { byName[name] = newValue }
+        }
+        /// The template names, in the kinds' order.
+        public static var names: [String] { Job.Kind.allCases.flatMap { $0.rules.config.templates.map(\.name) } }
+        /// The placeholders template `name` may use beside `Template.placeholders`.
+        public static func extraPlaceholders(_ name: String) -> [String] {
+            Job.Kind.allCases.lazy.compactMap { $0.rules.config.templates.first { $0.name == name }?.placeholders }.first ?? []
         }
     }
 
@@ -37,9 +44,14 @@ public struct HeraldConfig: Sendable, Equatable {
         case trace, debug, info, notice, warning, error, critical
     }
 
-    /// What a popup is, for the per-kind popup settings (`popups.expire.*`, `popups.sound.*`).
-    public enum PopupClass: String, Sendable, CaseIterable {
-        case reminder, timer, habit, headsUp, arrival
+    /// What a popup is, for the per-kind popup settings (`popups.expire.*`, `popups.sound.*`):
+    /// each kind names its own (`JobKindRules.config`).
+    public struct PopupClass: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        init(_ rawValue: String) { self.rawValue = rawValue }
+        /// Every kind's classes, in the kinds' order.
+        public static var allCases: [PopupClass] { Job.Kind.allCases.flatMap { $0.rules.config.popupClasses.map(\.0) } }
     }
 
     /// How popups behave (`popups.*`).
@@ -52,13 +64,19 @@ public struct HeraldConfig: Sendable, Equatable {
         /// one summary popup (`popups.summaryAfter`).
         public var summaryAfter = 3
         /// How long each class of popup stays (`popups.expire.*`).
-        public var expire: [PopupClass: Expiry] = [.reminder: .never, .timer: .never, .habit: .never, .arrival: .never,
-                                                    .headsUp: .serverDefault]
+        public var expire: [PopupClass: Expiry] = Popups.defaultExpire
         /// Each class's sound when the job names none (`popups.sound.*`; nil: silent);
         /// `repeating` is for reminders with `repeat`.
-        public var sound: [PopupClass: Sound] = [.timer: .themed("alarm-clock-elapsed")]
+        public var sound: [PopupClass: Sound] = Popups.defaultSound
         public var repeatingSound: Sound? = .themed("alarm-clock-elapsed")
         public init() {}
+
+        /// The kinds' defaults, built once.
+        static let defaultExpire = Dictionary(
+            Job.Kind.allCases.flatMap { $0.rules.config.popupClasses.map { ($0.0, $0.expire) } }, uniquingKeysWith: { a, _ in a })
+        static let defaultSound = Dictionary(
+            Job.Kind.allCases.flatMap { $0.rules.config.popupClasses.compactMap { c in c.sound.map { (c.0, $0) } } },
+            uniquingKeysWith: { a, _ in a })
     }
 
     public var profile = Profile()
@@ -88,17 +106,7 @@ public struct HeraldConfig: Sendable, Equatable {
 
     public init() {}
 
-    // The defaults are constant, valid templates (a test parses each).
-    public static let defaultTemplates = Templates(
-        headsUp: Message(summary: Template(valid: "Delivery in {minutes} min"),
-                         body: Template(valid: "{name}, your order arrives at {address} in {minutes} min.\n{items}")),
-        arrival: Message(summary: Template(valid: "Your delivery is here"),
-                         body: Template(valid: "{name}, your order is arriving at {address} now.\n{items}")),
-        reminder: Message(summary: Template(valid: "{title}"),
-                          body: Template(valid: "{text}")),
-        habit: Message(summary: Template(valid: "{title}"),
-                       body: Template(valid: "{progress} · done {total} · strength {score}")),
-        calendar: Message(summary: Template(valid: "{title} {when}"),
-                          body: Template(valid: "{location}"))
-    )
+    /// The kinds' default templates (constant and valid: a test parses each).
+    public static let defaultTemplates = Templates(Dictionary(
+        Job.Kind.allCases.flatMap { $0.rules.config.templates.map { ($0.name, $0.default) } }, uniquingKeysWith: { a, _ in a }))
 }

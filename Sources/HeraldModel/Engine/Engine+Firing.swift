@@ -119,7 +119,7 @@ extension Engine {
         if let log = loaded.habitLog { reportLogProblems(log, id: name.id) }
         let settled: [EngineEffect]
         let wasGathered = update(name.id) { record -> Bool in defer { record.gathered = false }; return record.gathered }
-        if now - name.fireAt > config.catchUpGrace && !heldByQuiet(name.fireAt, now: now) && !Self.stillAhead(occurrence, now: now) {
+        if now - name.fireAt > config.catchUpGrace && !heldByQuiet(name.fireAt, now: now) && !occurrence.isStillAhead(now: now) {
             // Came due while Herald was down or the machine asleep, too long ago to show.
             settled = record(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
         } else if let skip = Self.passedWarning(occurrence, now: now) ?? job.kind.rules.skipReason(occurrence, now: now) {
@@ -290,21 +290,6 @@ extension Engine {
         .spool(.appendHistory(HistoryRecord(time: now, id: f.name.id, kind: f.job.kind, role: f.schedule.role(of: f.name.occurrence),
                                             due: f.name.occurrence, outcome: outcome, title: HistoryRecord.title(of: f.job),
                                             note: note)))
-    }
-
-    /// A warning or heads-up whose event is still ahead has news however late it is (one
-    /// made after its time, or due while heraldd was down): shown, not missed.
-    static func stillAhead(_ occurrence: DueOccurrence, now: Instant) -> Bool {
-        switch occurrence.role {
-        case .warning: return occurrence.schedule.target(ofWarning: occurrence.occurrence).map { $0 > now } ?? false
-        case .headsUp: return occurrence.job.at.map { $0 > now } ?? false
-        case .calendar:
-            // An alarm for an event still ahead (or an all-day one still today) has news.
-            guard let start = CalendarKind.entry(of: occurrence.job, at: occurrence.occurrence)?.start else { return false }
-            if let day = LocalDate(parsing: start) { return day >= LocalDate(now, in: occurrence.schedule.zone) }
-            return ISO8601.parseInstant(start).map { $0 > now } ?? false
-        case .reminder, .arrival, .habit: return false
-        }
     }
 
     /// A warning whose occurrence is already due would only repeat it.

@@ -26,10 +26,10 @@ public struct JobError: Error, Equatable, CustomStringConvertible {
 }
 
 extension Job {
-    static let fields: Set<String> = ["version", "kind", "id", "at", "every", "timezone", "title", "text",
-                                      "icon", "urgency", "recipient", "items", "lead", "tags",
-                                      "url", "repeat", "sound", "warn", "times", "target", "unit", "targetType",
-                                      "calendar", "alarms"]
+    /// The fields every kind may carry; each kind adds its own (`JobKindRules.ownFields`).
+    static let commonFields = ["version", "kind", "id", "at", "every", "timezone", "title", "text", "icon", "urgency",
+                               "tags", "sound", "warn"]
+    static let fields = Set(commonFields + Kind.allCases.flatMap { $0.rules.ownFields })
 
     /// Decodes and validates one job document.
     ///
@@ -97,29 +97,7 @@ extension Job {
             }
             job.urgency = urgency
         }
-        if let r = o["recipient"] { job.recipient = try recipient(r) }
-        if let i = o["items"] { job.items = try items(i) }
-        if let l = o["lead"] {
-            let text = try string(l, "lead")
-            do { job.lead = try TimeSpan.parse(text) } catch {
-                throw JobError("field 'lead' is not a time span", value: l.snippet(), detail: error.description)
-            }
-            guard leadRange.contains(job.lead!) else { throw JobError("field 'lead' is longer than 366 days", value: l.snippet()) }
-        }
         if let t = o["tags"] { job.tags = try tags(t) }
-        if let u = o["url"] {
-            let url = try string(u, "url")
-            guard isValidURL(url) else { throw JobError("field 'url' is not an http or https URL", value: u.snippet()) }
-            job.url = url
-        }
-        if let r = o["repeat"] {
-            let text = try string(r, "repeat")
-            do { job.repeat = try TimeSpan.parse(text) } catch {
-                throw JobError("field 'repeat' is not a time span", value: r.snippet(), detail: error.description)
-            }
-            guard job.repeat! >= repeatRange.lowerBound else { throw JobError("field 'repeat' is shorter than 1 second", value: r.snippet()) }
-            guard job.repeat! <= repeatRange.upperBound else { throw JobError("field 'repeat' is longer than 366 days", value: r.snippet()) }
-        }
         if let w = o["warn"] { job.warn = try warnings(w) }
         if let v = o["sound"] {
             let sound = try string(v, "sound")
@@ -128,16 +106,7 @@ extension Job {
             }
             job.sound = sound
         }
-        if let t = o["times"] {
-            let text = try string(t, "times")
-            do { job.times = try HabitFrequency.parse(text) } catch {
-                throw JobError("field 'times' is not a frequency", value: t.snippet(), detail: error.description)
-            }
-        }
-        job.target = try target(o)
-        if let c = o["calendar"] { job.calendar = try CalendarKind.link(c) }
-        if let a = o["alarms"] { job.alarms = try CalendarKind.entries(a) }
-        try job.checkKindRules(present: Set(o.keys))
+        try job.checkKindRules(present: Set(o.keys)) { job throws(JobError) in try kind.rules.decodeFields(o, into: &job) }
         job.resolveZones(zones)
         if !job.every.isEmpty { _ = try JobSchedule(job, localZone: localZone) }
         return job
@@ -183,32 +152,6 @@ extension Job {
         return spans
     }
 
-    /// `target`, `unit` and `targetType` together: a measurable habit's goal.
-    static func target(_ o: [String: JSONValue]) throws(JobError) -> HabitTarget? {
-        guard let t = o["target"] else {
-            if o["unit"] != nil || o["targetType"] != nil { throw JobError("fields 'unit' and 'targetType' need 'target'") }
-            return nil
-        }
-        guard case .number(let amount) = t, amount.isFinite, amount > 0, amount <= 1_000_000 else {
-            throw JobError("field 'target' is not a number above 0 and at most 1000000", value: t.snippet())
-        }
-        var target = HabitTarget(amount: amount, unit: "")
-        if let u = o["unit"] {
-            let unit = try string(u, "unit")
-            guard unit.count <= 32, !unit.contains(where: { $0.isNewline }) else {
-                throw JobError("field 'unit' is longer than 32 characters or holds a line break", value: u.snippet())
-            }
-            target.unit = unit.trimmingSpaces
-        }
-        if let k = o["targetType"] {
-            guard case .string(let text) = k, let kind = HabitTarget.Kind(rawValue: text) else {
-                throw JobError("field 'targetType' is not one of at-least, at-most", value: k.snippet())
-            }
-            target.kind = kind
-        }
-        return target
-    }
-
     static func tags(_ value: JSONValue) throws(JobError) -> [String] {
         guard case .array(let list) = value else { throw JobError("field 'tags' is not an array of strings", value: value.snippet()) }
         guard list.count <= maximumTags else { throw JobError("field 'tags' has \(list.count) tags; the most is \(maximumTags)") }
@@ -223,12 +166,13 @@ extension Job {
     }
 
     /// Fields that belong to another kind are refused; then the kind's own rules apply.
-    func checkKindRules(present: Set<String>) throws(JobError) {
+    mutating func checkKindRules(present: Set<String>, decodeOwn: (inout Job) throws(JobError) -> Void = { _ in }) throws(JobError) {
         for other in Kind.allCases where other != kind {
             if let field = other.rules.ownFields.first(where: present.contains) {
                 throw JobError("field '\(field)' is only for \(other.plural)")
             }
         }
+        try decodeOwn(&self)
         try kind.rules.validate(self)
     }
 
@@ -237,44 +181,8 @@ extension Job {
         return s
     }
 
-    static func recipient(_ value: JSONValue) throws(JobError) -> Recipient {
-        guard case .object(let o) = value else {
-            throw JobError("field 'recipient' is not an object with 'name' and 'address'", value: value.snippet())
-        }
-        if let unknown = o.keys.filter({ $0 != "name" && $0 != "address" }).sorted().first {
-            throw JobError("unknown field 'recipient.\(unknown)'")
-        }
-        var r = Recipient()
-        if let n = o["name"] { r.name = try string(n, "recipient.name") }
-        if let a = o["address"] { r.address = try string(a, "recipient.address") }
-        return r
-    }
-
-    static func items(_ value: JSONValue) throws(JobError) -> [Item] {
-        guard case .array(let list) = value else { throw JobError("field 'items' is not an array", value: value.snippet()) }
-        var items: [Item] = []
-        for (k, entry) in list.enumerated() {
-            let path = "items[\(k)]"
-            guard case .object(let o) = entry else { throw JobError("field '\(path)' is not an object", value: entry.snippet()) }
-            if let unknown = o.keys.filter({ $0 != "name" && $0 != "quantity" }).sorted().first {
-                throw JobError("unknown field '\(path).\(unknown)'")
-            }
-            guard let nameValue = o["name"] else { throw JobError("missing field '\(path).name'") }
-            let name = try string(nameValue, "\(path).name")
-            guard !name.trimmingSpaces.isEmpty else { throw JobError("field '\(path).name' is empty") }
-            var quantity = 1
-            if let q = o["quantity"] {
-                guard case .number(let n) = q, n == n.rounded(), n >= 1, n <= 1_000_000 else {
-                    throw JobError("field '\(path).quantity' is not a whole number from 1 to 1000000", value: q.snippet())
-                }
-                quantity = Int(n)
-            }
-            items.append(Item(name: name, quantity: quantity))
-        }
-        return items
-    }
-
-    /// The document as JSON, fields in the documented order. `at` is written with the offset
+    /// The document as JSON: the fields every kind has, in the documented order, then the
+    /// kind's own (`JobKindRules.encodeFields`). `at` is written with the offset
     /// of `zone` at that instant (UTC `Z` by default).
     public func jsonValue(zone: TimeZoneRules = .utc) -> JSONWriter.Value {
         var f: [(String, JSONWriter.Value)] = [("version", .int(Int64(version))), ("kind", .string(kind.rawValue))]
@@ -289,29 +197,10 @@ extension Job {
         if let text { f.append(("text", .string(text))) }
         if let icon { f.append(("icon", .string(icon))) }
         if let urgency { f.append(("urgency", .string(urgency.rawValue))) }
-        if let recipient {
-            var r: [(String, JSONWriter.Value)] = []
-            if let n = recipient.name { r.append(("name", .string(n))) }
-            if let a = recipient.address { r.append(("address", .string(a))) }
-            f.append(("recipient", .object(r)))
-        }
-        if !items.isEmpty {
-            f.append(("items", .array(items.map { .object([("name", .string($0.name)), ("quantity", .int(Int64($0.quantity)))]) })))
-        }
-        if let lead { f.append(("lead", .string(TimeSpan.format(lead)))) }
         if !warn.isEmpty { f.append(("warn", .array(warn.map { .string(TimeSpan.format($0)) }))) }
         if !tags.isEmpty { f.append(("tags", .array(tags.map { .string($0) }))) }
-        if let url { f.append(("url", .string(url))) }
-        if let `repeat` { f.append(("repeat", .string(TimeSpan.format(`repeat`)))) }
         if let sound { f.append(("sound", .string(sound))) }
-        if let times { f.append(("times", .string(times.description))) }
-        if let target {
-            f.append(("target", .number(target.amount)))
-            if !target.unit.isEmpty { f.append(("unit", .string(target.unit))) }
-            if target.kind != .atLeast { f.append(("targetType", .string(target.kind.rawValue))) }
-        }
-        if let calendar { f.append(("calendar", CalendarKind.json(calendar))) }
-        if !alarms.isEmpty { f.append(("alarms", .array(alarms.map(CalendarKind.json)))) }
+        f += kind.rules.encodeFields(self)
         return .object(f)
     }
 

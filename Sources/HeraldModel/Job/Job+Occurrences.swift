@@ -21,17 +21,10 @@ extension Job {
 
     /// What the occurrence at `instant` is; the calendars are read only for a job with warnings.
     public func role(of instant: Instant, localZone: TimeZoneRules, defaultLead: Span = .zero) -> OccurrenceRole {
-        if kind == .delivery { return deliveryRole(of: instant) }
-        if kind == .calendar { return .calendar }
-        guard !warn.isEmpty, let schedule = try? JobSchedule(self, localZone: localZone, defaultLead: defaultLead) else {
-            return kind == .habit ? .habit : .reminder
+        kind.rules.role(of: instant, job: self) {
+            guard !warn.isEmpty, let schedule = try? JobSchedule(self, localZone: localZone, defaultLead: defaultLead) else { return false }
+            return !schedule.isMain(instant)
         }
-        return schedule.role(of: instant)
-    }
-
-    /// A delivery's firings: heads-ups before its arrival, then the arrival.
-    func deliveryRole(of instant: Instant) -> OccurrenceRole {
-        at.map { instant < $0 } == true ? .headsUp : .arrival
     }
 
     /// The most warnings a job may have.
@@ -67,17 +60,9 @@ public struct JobSchedule: Sendable {
             }
         }
         self.calendars = calendars
-        var warnings = job.warn
-        if job.kind == .delivery {
-            // The lead is subtracted from the arrival: bounded as a warning is, so no time is out of reach.
-            let lead = job.effectiveLead(defaultLead: defaultLead)
-            guard lead <= Job.warningRange.upperBound else {
-                throw JobError("field 'lead' is out of range", value: "'\(TimeSpan.format(lead))'", detail: "longer than 366 days")
-            }
-            warnings.append(lead)
-        }
+        let warnings = job.warn + (try job.kind.rules.leads(of: job, defaultLead: defaultLead))
         self.warnings = Array(Set(warnings.filter { $0 > .zero })).sorted(by: >)
-        alarmTimes = job.kind == .calendar ? Array(Set(job.alarms.map(\.at))).sorted() : []
+        alarmTimes = job.kind.rules.alarmTimes(of: job)
     }
 
     public var isRecurring: Bool { !calendars.isEmpty || !alarmTimes.isEmpty }
@@ -139,18 +124,9 @@ public struct JobSchedule: Sendable {
         warnings.reversed().map { instant + $0 }.first(where: isMain)
     }
 
-    /// What the occurrence at `instant` is.
+    /// What the occurrence at `instant` is (the kind says).
     public func role(of instant: Instant) -> OccurrenceRole {
-        switch job.kind {
-        case .delivery:
-            return job.deliveryRole(of: instant)
-        case .calendar:
-            return .calendar
-        case .reminder, .habit:
-            let main: OccurrenceRole = job.kind == .habit ? .habit : .reminder
-            if warnings.isEmpty || isMain(instant) { return main }
-            return .warning
-        }
+        job.kind.rules.role(of: instant, job: job) { !warnings.isEmpty && !isMain(instant) }
     }
 
     /// Whether the job's calendars have a main occurrence on `day`.

@@ -2,10 +2,6 @@
 ///
 /// See `schema/job-v1.schema.json` and the README's "Job file format" for the contract.
 public struct Job: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable, Codable {
-        case reminder, delivery, habit, calendar
-    }
-
     public enum Urgency: String, Sendable, CaseIterable, Codable {
         case low, normal, critical
     }

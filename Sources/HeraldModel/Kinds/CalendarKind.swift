@@ -43,6 +43,35 @@ enum CalendarKind: JobKindRules {
     static let ownFields = ["calendar", "alarms"]
     static let maximumAlarms = 64
 
+    /// Its popups use the reminders' settings (`popups.*.reminder`).
+    static let config = KindConfig(
+        templates: [("calendar", .init(summary: Template(valid: "{title} {when}"), body: Template(valid: "{location}")), ["when", "start", "location"])],
+        popupClasses: [])
+
+    static func decodeFields(_ o: [String: JSONValue], into job: inout Job) throws(JobError) {
+        if let c = o["calendar"] { job.calendar = try link(c) }
+        if let a = o["alarms"] { job.alarms = try entries(a) }
+    }
+
+    static func encodeFields(_ job: Job) -> [(String, JSONWriter.Value)] {
+        var f: [(String, JSONWriter.Value)] = []
+        if let calendar = job.calendar { f.append(("calendar", json(calendar))) }
+        if !job.alarms.isEmpty { f.append(("alarms", .array(job.alarms.map(json)))) }
+        return f
+    }
+
+    /// The alarms still to show, in order (a missed one is caught up as a job's is).
+    static func alarmTimes(of job: Job) -> [Instant] { Array(Set(job.alarms.map(\.at))).sorted() }
+
+    static func role(of instant: Instant, job: Job, isWarning: () -> Bool) -> OccurrenceRole { .calendar }
+
+    /// An alarm for an event still ahead (or an all-day one still today) has news.
+    static func stillAhead(_ occurrence: DueOccurrence, now: Instant) -> Bool {
+        guard let start = entry(of: occurrence.job, at: occurrence.occurrence)?.start else { return false }
+        if let day = LocalDate(parsing: start) { return day >= LocalDate(now, in: occurrence.schedule.zone) }
+        return ISO8601.parseInstant(start).map { $0 > now } ?? false
+    }
+
     static func validate(_ job: Job) throws(JobError) {
         guard job.calendar != nil else { throw JobError("a calendar job needs 'calendar' (its item)") }
         guard !job.alarms.isEmpty else { throw JobError("a calendar job needs 'alarms'") }
@@ -68,7 +97,7 @@ enum CalendarKind: JobKindRules {
                 values["when"] = (instant < now ? "began " : "at ") + clock
             }
         }
-        return (config.templates.calendar, values)
+        return (config.templates["calendar"], values)
     }
 
     /// Snooze (and the configured choices) and Dismiss.

@@ -1,11 +1,29 @@
-/// What makes one kind of job that kind: its own fields and rules, when it fires, what each
-/// firing is, when one is settled without a popup, and how its popup and listings read.
-/// Each kind is one type in this folder; `Job.Kind.rules` registers it.
+/// What makes one kind of job that kind: its own fields (their names, codec and rules), what
+/// each firing is, when a late one still has news, when one is settled without a popup, how
+/// its popup and listing read, and its configuration keys. Each kind is one type in this
+/// folder; `Job.Kind` and its `rules` registry below list them (ARCHITECTURE.md, "Where a
+/// change goes", has the files a new kind touches).
 protocol JobKindRules {
     /// Fields only this kind may carry.
     static var ownFields: [String] { get }
+    /// Reads the kind's own fields from a job document (the common ones are read already,
+    /// another kind's are refused).
+    static func decodeFields(_ o: [String: JSONValue], into job: inout Job) throws(JobError)
+    /// The kind's own fields, as a job file lists them after the common ones.
+    static func encodeFields(_ job: Job) -> [(String, JSONWriter.Value)]
     /// The kind's own requirements of a decoded job (fields common to all are checked already).
     static func validate(_ job: Job) throws(JobError)
+    /// Spans before each main occurrence at which the kind fires too, beside the job's `warn`
+    /// (a delivery's heads-up lead).
+    static func leads(of job: Job, defaultLead: Span) throws(JobError) -> [Span]
+    /// Instants the kind fires at besides its `at` and `every` (a calendar job's alarms), in order.
+    static func alarmTimes(of job: Job) -> [Instant]
+    /// What the firing at `instant` is; `isWarning` says whether it is one of the job's
+    /// warnings rather than a main occurrence (asked only when needed: it may read calendars).
+    static func role(of instant: Instant, job: Job, isWarning: () -> Bool) -> OccurrenceRole
+    /// Whether a firing past its catch-up grace still has news (its event is still ahead): it
+    /// is shown, not recorded as missed.
+    static func stillAhead(_ occurrence: DueOccurrence, now: Instant) -> Bool
     /// Why a due occurrence is settled without a popup, or nil to show it.
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip?
     /// The template and placeholder values for the popup.
@@ -16,6 +34,23 @@ protocol JobKindRules {
     static func popupClass(of occurrence: DueOccurrence) -> HeraldConfig.PopupClass
     /// One line about the job for `herald list`.
     static func summary(_ job: Job, config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String
+    /// The kind's configuration: its templates (`templates.<name>.summary/body`) and its popup
+    /// classes (`popups.expire.<class>`, `popups.sound.<class>`), with their defaults.
+    static var config: KindConfig { get }
+}
+
+/// A kind's part of the configuration: its templates and popup classes, with their defaults.
+/// `ConfigLoader` reads exactly the keys these name (`keys`).
+struct KindConfig: Sendable {
+    /// Each template's name, default, and the placeholders it has beside `Template.placeholders`.
+    var templates: [(name: String, default: HeraldConfig.Message, placeholders: [String])]
+    var popupClasses: [(HeraldConfig.PopupClass, expire: Expiry, sound: Sound?)]
+
+    /// The dotted keys the kind adds to `config.yaml`.
+    var keys: [String] {
+        templates.flatMap { ["templates.\($0.name).summary", "templates.\($0.name).body"] }
+            + popupClasses.flatMap { ["popups.expire.\($0.0.rawValue)", "popups.sound.\($0.0.rawValue)"] }
+    }
 }
 
 /// A due occurrence as a kind sees it: the job, which occurrence, and what the kind was given
@@ -32,6 +67,8 @@ public struct DueOccurrence: Sendable {
     let habitHistory: HabitHistory?
     public var occurrence: Instant { name.occurrence }
     public var role: OccurrenceRole { schedule.role(of: name.occurrence) }
+    /// Late past the catch-up grace, it still has news (the kind says): shown, not missed.
+    public func isStillAhead(now: Instant) -> Bool { job.kind.rules.stillAhead(self, now: now) }
 
     public init(job: Job, schedule: JobSchedule, name: JobFileName, habitLog: HabitLog.Contents? = nil, weekStart: Int = 0) {
         self.job = job; self.schedule = schedule; self.name = name; self.habitLog = habitLog; self.weekStart = weekStart
@@ -54,13 +91,31 @@ public struct Skip: Sendable, Equatable {
 }
 
 extension JobKindRules {
+    static func decodeFields(_ o: [String: JSONValue], into job: inout Job) throws(JobError) {}
+    static func encodeFields(_ job: Job) -> [(String, JSONWriter.Value)] { [] }
+    static func leads(of job: Job, defaultLead: Span) throws(JobError) -> [Span] { [] }
+    static func alarmTimes(of job: Job) -> [Instant] { [] }
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? { nil }
     static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] { [] }
+
+    /// A warning whose occurrence is still ahead has news however late it is (one made after
+    /// its time, or due while heraldd was down).
+    static func stillAhead(_ occurrence: DueOccurrence, now: Instant) -> Bool {
+        guard occurrence.role == .warning else { return false }
+        return occurrence.schedule.target(ofWarning: occurrence.occurrence).map { $0 > now } ?? false
+    }
 
     /// Title and text, with the schedule: the listing line of reminders and habits.
     static func titledSummary(_ job: Job) -> String {
         [job.title, job.text].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
             + (job.every.isEmpty ? "" : " (every " + job.every.joined(separator: "; ") + ")")
+    }
+}
+
+extension Job {
+    /// The kinds of job (each a `JobKindRules` type in this folder).
+    public enum Kind: String, Sendable, CaseIterable, Codable {
+        case reminder, delivery, habit, calendar
     }
 }
 
@@ -77,6 +132,9 @@ extension Job.Kind {
 }
 
 extension Job.Kind {
+    /// The kind's keys in `config.yaml` (templates and popup classes).
+    public var configKeys: [String] { rules.config.keys }
+
     /// The kind in a sentence's plural: "reminders", "deliveries", "habits".
     var plural: String { self == .delivery ? "deliveries" : rawValue + "s" }
 }

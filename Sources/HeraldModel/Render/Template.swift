@@ -5,14 +5,16 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
 
     public let source: String
 
+    /// - Parameter extra: placeholders of the template's kind beside the common ones
+    ///   (`KindConfig`: a calendar alarm's `{when}`).
     /// - Throws: `TemplateError` for an unknown placeholder or an unclosed brace.
-    public init(_ source: String) throws(TemplateError) {
+    public init(_ source: String, extra: [String] = []) throws(TemplateError) {
         var rest = Substring(source)
         while let open = rest.firstIndex(of: "{") {
             guard let close = rest[open...].firstIndex(of: "}") else { throw TemplateError("unclosed '{' in \"\(source)\"") }
             let key = String(rest[rest.index(after: open)..<close])
-            guard Self.placeholders.contains(key) else {
-                throw TemplateError("unknown placeholder '{\(key)}' (use \(Self.placeholders.sorted().map { "{\($0)}" }.joined(separator: " ")))")
+            guard Self.placeholders.contains(key) || extra.contains(key) else {
+                throw TemplateError("unknown placeholder '{\(key)}' (use \((Self.placeholders + extra).sorted().map { "{\($0)}" }.joined(separator: " ")))")
             }
             rest = rest[rest.index(after: close)...]
         }
