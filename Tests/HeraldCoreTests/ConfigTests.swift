@@ -26,7 +26,7 @@ struct ConfigTests {
     }
 
     @Test func theDefaultTemplatesAreValid() throws {
-        let d = HeraldConfig.defaultTemplates
+        let d = HeraldConfig().templates
         #expect(HeraldConfig.Templates.names == ["reminder", "headsUp", "arrival", "habit", "calendar"])
         for name in HeraldConfig.Templates.names {
             for template in [d[name].summary, d[name].body] {
@@ -54,7 +54,7 @@ struct ConfigTests {
         #expect(config.lead == .minutes(10))
         #expect(config.urgency == .critical)
         #expect(config.templates["headsUp"].summary.source == "Soon: {minutes} min")
-        #expect(config.templates["arrival"] == HeraldConfig.defaultTemplates["arrival"])
+        #expect(config.templates["arrival"] == HeraldConfig().templates["arrival"])
         #expect(config.spool == "/home/alice/spool")
         #expect(config.logLevel == .debug)
     }

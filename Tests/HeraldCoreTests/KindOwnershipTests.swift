@@ -37,7 +37,7 @@ import Testing
             "\"unit\"": ["HeraldModel/Habit/LoopFormat.swift"],  // Loop's CSV column
             "\"habit\"": ["HeraldModel/Habit/LoopFormat.swift"],  // Loop's export
         ]
-        let words = rules.ownFields + rules.config.templates.map(\.name) + rules.config.popupClasses.map(\.0.rawValue)
+        let words = rules.ownFields + rules.config.templates.map(\.name) + rules.config.popupClasses.map(\.popupClass.rawValue)
         #expect(!words.isEmpty)
         for word in Set(words) {
             let literal = "\"\(word)\""
@@ -61,7 +61,7 @@ import Testing
             #expect(Set(kind.configKeys).isSubset(of: Set(ConfigLoader.keys)))
             for name in kind.rules.config.templates.map(\.name) {
                 #expect(ConfigLoader.sections.contains("templates." + name))
-                #expect(HeraldConfig.defaultTemplates[name] == kind.rules.config.templates.first { $0.name == name }!.default)
+                #expect(HeraldConfig().templates[name] == kind.rules.config.templates.first { $0.name == name }!.defaults)
             }
         }
         // Deliveries: two templates, two popup classes; habits: one of each.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeraldModel
+@testable import HeraldCore
 
 /// HeraldModel, the pure core, reads no file, clock or random source and logs nothing: the
 /// package gives it no I/O library to import (Package.swift), and this test holds its sources
@@ -108,5 +109,26 @@ import Testing
         #expect(next.seconds % 86_400 == 4 * 3600)  // 09:00 at UTC+5
         // Without the lookup's answer the same document is refused, naming the zone.
         #expect(throws: JobError.self) { try Job.decode(Data(text.utf8), zones: { _ in nil }) }
+    }
+
+    @Test func aJobsZoneIsOneSharedReference() throws {
+        // 100,000 jobs naming Europe/Berlin hold one set of tables, not 100,000.
+        #expect(MemoryLayout<TimeZoneRules>.size == 8)
+        let text = #"{"version":1,"kind":"reminder","at":"2026-12-24T09:00:00Z","timezone":"Europe/Berlin","text":"x"}"#
+        let a = try Job.decode(Data(text.utf8), zones: ZoneFiles.lookup), b = try Job.decode(Data(text.utf8), zones: ZoneFiles.lookup)
+        let ra = try #require(a.zones["Europe/Berlin"]), rb = try #require(b.zones["Europe/Berlin"])
+        #expect(ra.storage === rb.storage)
+        #expect(a.zones.more.isEmpty)
+    }
+
+    @Test func oneZoneHasOneSpellingAndUTCNeedsNoFile() {
+        for name in ["Europe//Berlin", "Europe/./Berlin", "./Europe/Berlin", "Europe/Berlin/", "/Europe/Berlin", "Europe/../Europe/Berlin"] {
+            #expect(!TimeZoneRules.isPlausibleName(name), "\(name)")
+            #expect(ZoneFiles.lookup(name) == nil, "\(name)")
+        }
+        // Built in, as TimeZoneRules.named has them, whatever /usr/share/zoneinfo holds.
+        for name in ["UTC", "Etc/UTC", "Z"] { #expect(ZoneFiles.lookup(name)?.storage === TimeZoneRules.utc.storage) }
+        // A directory of the zone database is no zone.
+        #expect(ZoneFiles.lookup("Europe") == nil)
     }
 }

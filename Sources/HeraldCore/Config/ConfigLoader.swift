@@ -302,9 +302,11 @@ public enum ConfigLoader {
             do { return try Template(v.text, extra: extra) } catch { throw ConfigError("\(v.source): \(error)") }
         }
         for name in HeraldConfig.Templates.names {
-            let d = HeraldConfig.defaultTemplates[name], extra = HeraldConfig.Templates.extraPlaceholders(name)
-            config.templates[name] = .init(summary: try template("templates.\(name).summary", d.summary, extra: extra),
-                                           body: try template("templates.\(name).body", d.body, extra: extra))
+            let summary = "templates." + name + ".summary", body = "templates." + name + ".body"
+            guard value(summary) != nil || value(body) != nil else { continue }
+            let d = config.templates[name], extra = HeraldConfig.Templates.extraPlaceholders(name)
+            config.templates[name] = .init(summary: try template(summary, d.summary, extra: extra),
+                                           body: try template(body, d.body, extra: extra))
         }
         try calendars(&config, value, home: environment["HOME"] ?? "")
         if let v = value("spool"), !v.text.isEmpty {

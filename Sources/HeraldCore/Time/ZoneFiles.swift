@@ -12,8 +12,10 @@ import Glibc
 public enum ZoneFiles {
     /// Looks a zone up by name in the database, caching it (`TimeZoneRules.cached`).
     public static let lookup: ZoneLookup = { name in
-        if name == "UTC" { return .utc }
+        // Built in, as `named` has them: a system without zone files still knows UTC.
+        if name == "UTC" || name == "Etc/UTC" || name == "Z" { return .utc }
         guard TimeZoneRules.isPlausibleName(name) else { return nil }
+        if let hit = TimeZoneRules.cache.withLock({ $0[name] }) { return hit }
         // Only a regular file: a FIFO or device under the name is never opened.
         var st = stat()
         guard stat(TimeZoneRules.zoneinfoDirectory + "/" + name, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
@@ -38,13 +40,14 @@ extension TimeZoneRules {
 
     /// Zones already read, by name: zones do not change while Herald runs (a changed
     /// /etc/localtime is read again through `local(environment:)`).
-    private static let cache = Mutex<[String: TimeZoneRules]>([:])
+    static let cache = Mutex<[String: TimeZoneRules]>([:])
 
     /// `named(_:)`, remembering the answer.
     public static func cached(_ name: String) throws(LoadError) -> TimeZoneRules {
         if let hit = cache.withLock({ $0[name] }) { return hit }
         let zone = try named(name)
-        cache.withLock { $0[name] = zone }
+        // Bounded: names come from job files; past the bound a zone is read each time it is named.
+        cache.withLock { if $0.count < 1024 { $0[name] = zone } }
         return zone
     }
 

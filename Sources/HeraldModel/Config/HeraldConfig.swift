@@ -15,21 +15,26 @@ public struct HeraldConfig: Sendable, Equatable {
     }
 
     /// Each kind's templates by name (`templates.<name>`): the names and defaults are the
-    /// kinds' own (`JobKindRules.config`).
+    /// kinds' own (`JobKindRules.config`). Holds what the configuration set; the rest is the
+    /// kinds' defaults, looked up when asked for (not at every start of the CLI).
     public struct Templates: Sendable, Equatable {
-        var byName: [String: Message]
-        public init(_ byName: [String: Message]) { self.byName = byName }
-        /// The template `name`, else the default (every kind's name has one).
+        var set: [String: Message] = [:]
+        public init() {}
+        /// The template `name`, else its kind's default.
         public subscript(name: String) -> Message {
-            get { byName[name] ?? HeraldConfig.defaultTemplates.byName[name] ?? Message(summary: Template(valid: ""), body: Template(valid: "")) }
-            set { byName[name] = newValue }
+            get { set[name] ?? Self.spec(name)?.defaults ?? Message(summary: Template(valid: ""), body: Template(valid: "")) }
+            set { self.set[name] = newValue }
+        }
+        static func spec(_ name: String) -> KindConfig.TemplateSpec? {
+            for kind in Job.Kind.allCases { if let t = kind.rules.config.templates.first(where: { $0.name == name }) { return t } }
+            return nil
         }
         /// The template names, in the kinds' order.
         public static var names: [String] { Job.Kind.allCases.flatMap { $0.rules.config.templates.map(\.name) } }
         /// The placeholders template `name` may use beside `Template.placeholders`.
-        public static func extraPlaceholders(_ name: String) -> [String] {
-            Job.Kind.allCases.lazy.compactMap { $0.rules.config.templates.first { $0.name == name }?.placeholders }.first ?? []
-        }
+        public static func extraPlaceholders(_ name: String) -> [String] { spec(name)?.placeholders ?? [] }
+        /// Equal when every template reads the same, set or default.
+        public static func == (a: Templates, b: Templates) -> Bool { names.allSatisfy { a[$0] == b[$0] } }
     }
 
     /// A calendar heraldd watches (`calendars.sources`): a vdir or an `.ics` file.
@@ -51,7 +56,25 @@ public struct HeraldConfig: Sendable, Equatable {
         public init(rawValue: String) { self.rawValue = rawValue }
         init(_ rawValue: String) { self.rawValue = rawValue }
         /// Every kind's classes, in the kinds' order.
-        public static var allCases: [PopupClass] { Job.Kind.allCases.flatMap { $0.rules.config.popupClasses.map(\.0) } }
+        public static var allCases: [PopupClass] { Job.Kind.allCases.flatMap { $0.rules.config.popupClasses.map(\.popupClass) } }
+        var spec: KindConfig.PopupClassSpec? {
+            for kind in Job.Kind.allCases { if let c = kind.rules.config.popupClasses.first(where: { $0.popupClass == self }) { return c } }
+            return nil
+        }
+    }
+
+    /// Per popup class: what the configuration set, else the kind's default (looked up when
+    /// asked for, not at every start of the CLI).
+    public struct PerClass<Value: Sendable & Equatable>: Sendable, Equatable {
+        var set: [PopupClass: Value?] = [:]
+        let defaultValue: @Sendable (KindConfig.PopupClassSpec) -> Value?
+        public subscript(c: PopupClass) -> Value? {
+            get { if let v = set[c] { return v }; return c.spec.flatMap(defaultValue) }
+            set { set[c] = .some(newValue) }
+        }
+        public var values: [Value] { PopupClass.allCases.compactMap { self[$0] } }
+        /// Equal when every class reads the same, set or default.
+        public static func == (a: PerClass, b: PerClass) -> Bool { PopupClass.allCases.allSatisfy { a[$0] == b[$0] } }
     }
 
     /// How popups behave (`popups.*`).
@@ -64,19 +87,12 @@ public struct HeraldConfig: Sendable, Equatable {
         /// one summary popup (`popups.summaryAfter`).
         public var summaryAfter = 3
         /// How long each class of popup stays (`popups.expire.*`).
-        public var expire: [PopupClass: Expiry] = Popups.defaultExpire
+        public var expire = PerClass<Expiry>(defaultValue: { $0.expire })
         /// Each class's sound when the job names none (`popups.sound.*`; nil: silent);
         /// `repeating` is for reminders with `repeat`.
-        public var sound: [PopupClass: Sound] = Popups.defaultSound
+        public var sound = PerClass<Sound>(defaultValue: { $0.sound })
         public var repeatingSound: Sound? = .themed("alarm-clock-elapsed")
         public init() {}
-
-        /// The kinds' defaults, built once.
-        static let defaultExpire = Dictionary(
-            Job.Kind.allCases.flatMap { $0.rules.config.popupClasses.map { ($0.0, $0.expire) } }, uniquingKeysWith: { a, _ in a })
-        static let defaultSound = Dictionary(
-            Job.Kind.allCases.flatMap { $0.rules.config.popupClasses.compactMap { c in c.sound.map { (c.0, $0) } } },
-            uniquingKeysWith: { a, _ in a })
     }
 
     public var profile = Profile()
@@ -88,7 +104,7 @@ public struct HeraldConfig: Sendable, Equatable {
     public var urgency: Job.Urgency = .normal
     /// How long Snooze (the button, or `herald snooze` without a span) puts a popup off.
     public var snooze: Span = .minutes(10)
-    public var templates: Templates = HeraldConfig.defaultTemplates
+    public var templates = Templates()
     /// A job that comes due while heraldd is down (or the machine asleep) still shows when
     /// at most this late; later ones are recorded as missed (`catchUp.grace`).
     public var catchUpGrace: Span = .minutes(60)
@@ -105,8 +121,4 @@ public struct HeraldConfig: Sendable, Equatable {
     public var logLevel: LogLevel = .info
 
     public init() {}
-
-    /// The kinds' default templates (constant and valid: a test parses each).
-    public static let defaultTemplates = Templates(Dictionary(
-        Job.Kind.allCases.flatMap { $0.rules.config.templates.map { ($0.name, $0.default) } }, uniquingKeysWith: { a, _ in a }))
 }

@@ -117,11 +117,19 @@ public struct Job: Sendable, Equatable {
 }
 
 /// The zones a job names, by name. Two are always equal: they follow from the names, which
-/// the job's other fields compare.
+/// the job's other fields compare. Most jobs name one zone (`timezone`): it is kept without a
+/// table, a reference to the cached rules.
 public struct JobZones: Sendable, Equatable {
-    public var byName: [String: TimeZoneRules] = [:]
+    var first: (name: String, rules: TimeZoneRules)?
+    var more: [String: TimeZoneRules] = [:]
     public init() {}
-    public subscript(name: String) -> TimeZoneRules? { byName[name] }
+    public subscript(name: String) -> TimeZoneRules? {
+        if let first, first.name == name { return first.rules }
+        return more.isEmpty ? nil : more[name]
+    }
+    mutating func add(_ name: String, _ rules: TimeZoneRules) {
+        if first == nil { first = (name, rules) } else if self[name] == nil { more[name] = rules }
+    }
     public static func == (a: JobZones, b: JobZones) -> Bool { true }
 }
 
@@ -129,19 +137,20 @@ extension Job {
     /// Looks up the zones the job names (`timezone`, the last word of each `every`) with
     /// `lookup`; a name it does not know stays unknown, and validation then says so.
     public mutating func resolveZones(_ lookup: ZoneLookup) {
-        var found: [String: TimeZoneRules] = [:]
-        var names = every.compactMap { text in text.split(separator: " ").last.map(String.init) }
-            .filter(TimeZoneRules.isSystemdZoneName)
-        if let timezone { names.append(timezone) }
-        for name in names where found[name] == nil && TimeZoneRules.isPlausibleName(name) {
-            if let rules = lookup(name) { found[name] = rules }
+        var found = JobZones()
+        var names = timezone.map { [$0] } ?? []
+        for text in every {
+            if let last = text.split(separator: " ").last.map(String.init), TimeZoneRules.isSystemdZoneName(last) { names.append(last) }
         }
-        zones.byName = found
+        for name in names where found[name] == nil && TimeZoneRules.isPlausibleName(name) {
+            if let rules = lookup(name) { found.add(name, rules) }
+        }
+        zones = found
     }
 
     /// The zone lookup over `zones` alone, for the job's schedule.
     public var zoneLookup: ZoneLookup {
-        let table = zones.byName
+        let table = zones
         return { table[$0] }
     }
 }

@@ -45,7 +45,8 @@ enum CalendarKind: JobKindRules {
 
     /// Its popups use the reminders' settings (`popups.*.reminder`).
     static let config = KindConfig(
-        templates: [("calendar", .init(summary: Template(valid: "{title} {when}"), body: Template(valid: "{location}")), ["when", "start", "location"])],
+        templates: [.init(name: "calendar", defaults: .init(summary: Template(valid: "{title} {when}"), body: Template(valid: "{location}")),
+                          placeholders: ["when", "start", "location"])],
         popupClasses: [])
 
     static func decodeFields(_ o: [String: JSONValue], into job: inout Job) throws(JobError) {

@@ -4,11 +4,11 @@ enum DeliveryKind: JobKindRules {
     static let ownFields = ["recipient", "items", "lead", "url"]
 
     static let config = KindConfig(
-        templates: [("headsUp", .init(summary: Template(valid: "Delivery in {minutes} min"),
-                                      body: Template(valid: "{name}, your order arrives at {address} in {minutes} min.\n{items}")), []),
-                    ("arrival", .init(summary: Template(valid: "Your delivery is here"),
-                                      body: Template(valid: "{name}, your order is arriving at {address} now.\n{items}")), [])],
-        popupClasses: [(.headsUp, expire: .serverDefault, sound: nil), (.arrival, expire: .never, sound: nil)])
+        templates: [.init(name: "headsUp", defaults: .init(summary: Template(valid: "Delivery in {minutes} min"),
+                                                           body: Template(valid: "{name}, your order arrives at {address} in {minutes} min.\n{items}"))),
+                    .init(name: "arrival", defaults: .init(summary: Template(valid: "Your delivery is here"),
+                                                           body: Template(valid: "{name}, your order is arriving at {address} now.\n{items}")))],
+        popupClasses: [.init(popupClass: .headsUp, expire: .serverDefault), .init(popupClass: .arrival, expire: .never)])
 
     // MARK: fields
 

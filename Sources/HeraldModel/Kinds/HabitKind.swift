@@ -5,8 +5,9 @@ enum HabitKind: JobKindRules {
     static let ownFields = ["times", "target", "unit", "targetType"]
 
     static let config = KindConfig(
-        templates: [("habit", .init(summary: Template(valid: "{title}"), body: Template(valid: "{progress} · done {total} · strength {score}")), [])],
-        popupClasses: [(.habit, expire: .never, sound: nil)])
+        templates: [.init(name: "habit", defaults: .init(summary: Template(valid: "{title}"),
+                                                         body: Template(valid: "{progress} · done {total} · strength {score}")))],
+        popupClasses: [.init(popupClass: .habit, expire: .never)])
 
     // MARK: fields
 

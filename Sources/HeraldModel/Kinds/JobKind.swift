@@ -40,16 +40,30 @@ protocol JobKindRules {
 }
 
 /// A kind's part of the configuration: its templates and popup classes, with their defaults.
-/// `ConfigLoader` reads exactly the keys these name (`keys`).
+/// `ConfigLoader` reads exactly the keys these name (`keys`). Plain structs, no tuples: the
+/// CLI reads them at every start, where a tuple's or a generic dictionary's run-time metadata
+/// cost a `herald remind` a million instructions (BENCHMARKS.md, "One of each").
 struct KindConfig: Sendable {
-    /// Each template's name, default, and the placeholders it has beside `Template.placeholders`.
-    var templates: [(name: String, default: HeraldConfig.Message, placeholders: [String])]
-    var popupClasses: [(HeraldConfig.PopupClass, expire: Expiry, sound: Sound?)]
+    struct TemplateSpec: Sendable {
+        var name: String
+        var defaults: HeraldConfig.Message
+        /// Placeholders it has beside `Template.placeholders`.
+        var placeholders: [String] = []
+    }
+    struct PopupClassSpec: Sendable {
+        var popupClass: HeraldConfig.PopupClass
+        var expire: Expiry
+        var sound: Sound?
+    }
+    var templates: [TemplateSpec]
+    var popupClasses: [PopupClassSpec]
 
     /// The dotted keys the kind adds to `config.yaml`.
     var keys: [String] {
-        templates.flatMap { ["templates.\($0.name).summary", "templates.\($0.name).body"] }
-            + popupClasses.flatMap { ["popups.expire.\($0.0.rawValue)", "popups.sound.\($0.0.rawValue)"] }
+        var out: [String] = []
+        for t in templates { out.append("templates." + t.name + ".summary"); out.append("templates." + t.name + ".body") }
+        for c in popupClasses { out.append("popups.expire." + c.popupClass.rawValue); out.append("popups.sound." + c.popupClass.rawValue) }
+        return out
     }
 }
 

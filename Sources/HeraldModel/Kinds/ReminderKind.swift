@@ -3,8 +3,9 @@ enum ReminderKind: JobKindRules {
     static let ownFields = ["repeat"]
 
     static let config = KindConfig(
-        templates: [("reminder", .init(summary: Template(valid: "{title}"), body: Template(valid: "{text}")), [])],
-        popupClasses: [(.reminder, expire: .never, sound: nil), (.timer, expire: .never, sound: .themed("alarm-clock-elapsed"))])
+        templates: [.init(name: "reminder", defaults: .init(summary: Template(valid: "{title}"), body: Template(valid: "{text}")))],
+        popupClasses: [.init(popupClass: .reminder, expire: .never),
+                       .init(popupClass: .timer, expire: .never, sound: .themed("alarm-clock-elapsed"))])
 
     static func decodeFields(_ o: [String: JSONValue], into job: inout Job) throws(JobError) {
         if let r = o["repeat"] {

@@ -10,22 +10,39 @@ public struct TimeZoneRules: Sendable, Equatable {
         var abbreviation: String
     }
 
+    /// The rules, behind one reference: a zone is one word wherever it is kept (every job
+    /// that names one holds it), and the copies of a cached zone share one set of tables.
+    final class Storage: Sendable {
+        let identifier: String
+        let transitions: [Int64]       // UTC seconds, ascending
+        let transitionTypes: [UInt8]   // index into `types` for each transition
+        let types: [LocalType]
+        let footer: PosixTimeZone?
+        init(identifier: String, transitions: [Int64], transitionTypes: [UInt8], types: [LocalType], footer: PosixTimeZone?) {
+            self.identifier = identifier; self.transitions = transitions; self.transitionTypes = transitionTypes
+            self.types = types; self.footer = footer
+        }
+    }
+    let storage: Storage
+
     /// The IANA name ("Europe/Berlin"), "UTC", or the TZ string it came from.
-    public let identifier: String
-    let transitions: [Int64]       // UTC seconds, ascending
-    let transitionTypes: [UInt8]   // index into `types` for each transition
-    let types: [LocalType]
-    let footer: PosixTimeZone?
+    public var identifier: String { storage.identifier }
+    var transitions: [Int64] { storage.transitions }
+    var transitionTypes: [UInt8] { storage.transitionTypes }
+    var types: [LocalType] { storage.types }
+    var footer: PosixTimeZone? { storage.footer }
+
+    public static func == (a: TimeZoneRules, b: TimeZoneRules) -> Bool {
+        a.storage === b.storage
+            || (a.identifier == b.identifier && a.transitions == b.transitions && a.transitionTypes == b.transitionTypes
+                && a.types == b.types && a.footer == b.footer)
+    }
 
     public static let utc = TimeZoneRules(identifier: "UTC", transitions: [], transitionTypes: [],
                                           types: [LocalType(offset: 0, isDST: false, abbreviation: "UTC")], footer: nil)
 
     init(identifier: String, transitions: [Int64], transitionTypes: [UInt8], types: [LocalType], footer: PosixTimeZone?) {
-        self.identifier = identifier
-        self.transitions = transitions
-        self.transitionTypes = transitionTypes
-        self.types = types
-        self.footer = footer
+        storage = Storage(identifier: identifier, transitions: transitions, transitionTypes: transitionTypes, types: types, footer: footer)
     }
 
     /// A zone from a POSIX TZ string such as `EST5EDT,M3.2.0,M11.1.0`; nil if it is not one.
@@ -115,9 +132,10 @@ public typealias ZoneLookup = @Sendable (String) -> TimeZoneRules?
 
 extension TimeZoneRules {
     /// Whether `name` looks like an IANA zone name (no absolute path, no `..`).
+    /// Each part of the path is a name: no empty, `.` or `..` part, so one zone has one spelling.
     public static func isPlausibleName(_ name: String) -> Bool {
-        !name.isEmpty && !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
-            && name.utf8.allSatisfy { $0 > 32 && $0 < 127 }
+        !name.isEmpty && name.utf8.allSatisfy { $0 > 32 && $0 < 127 }
+            && name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
     }
 
     public struct TZifError: Error {}
