@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <spawn.h>
+#include <stdio.h>
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -79,4 +80,28 @@ int herald_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
 
 int herald_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+int herald_open_unnamed(int dirfd) {
+    return openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+}
+
+/* Whether linkat(AT_EMPTY_PATH) was refused once (before Linux 6.10 it needs
+   CAP_DAC_READ_SEARCH): from then on the link goes through /proc/self/fd. */
+static int empty_path_refused;
+
+int herald_link_unnamed(int fd, int dirfd, const char *name) {
+    if (!__atomic_load_n(&empty_path_refused, __ATOMIC_RELAXED)) {
+        if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0) return 0;
+        if (errno != ENOENT && errno != EPERM) return -1;
+        /* ENOENT is also what a missing directory entry gives: only a refusal of the empty
+           path itself switches over, which the /proc way below tells apart. */
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    if (linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW) == 0) {
+        __atomic_store_n(&empty_path_refused, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    return -1;
 }

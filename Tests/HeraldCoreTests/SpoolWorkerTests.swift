@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import HeraldCore
 @testable import HeraldModel
@@ -48,6 +51,49 @@ struct SpoolWorkerTests {
         removal.removeBatch = "b.jsonl"
         guard case .filed(let removed) = worker.file(removal, now: now) else { Issue.record("no result"); return }
         #expect(removed.removedBatch == "b.jsonl" && files(in: spool.new).isEmpty)
+    }
+
+    /// A batch part's jobs are written as unnamed files and linked in (or, where those do not
+    /// work, staged in tmp/): each job file whole, private, with its record in the pack first
+    /// (same inode), nothing left behind in tmp/, and a name already taken left as it is.
+    @Test(arguments: [false, true])
+    func batchJobsAreWrittenWholeWithTheirPackRecords(stagedInTmp: Bool) throws {
+        try spool.prepare()
+        var worker = self.worker
+        worker.stagesInTmp = stagedInTmp
+        let names = (0..<600).map { JobFileName(id: "j\($0)", occurrence: now + .seconds(Int64($0)), snoozedUntil: $0 % 7 == 0 ? now : nil) }
+        let taken = names[5]
+        dir.write("spool/jobs/\(taken)", "already here")
+        var plan = FilingPlan()
+        plan.writes = names.map { .init(name: $0, line: Array((line($0.id, "2026-11-22T09:00:00Z") + "\n").utf8)) }
+        plan.batch = ".filing-b.jsonl"
+        guard case .filed(let result) = worker.file(plan, now: now) else { Issue.record("no result"); return }
+        #expect(result.filed == names && result.failed.isEmpty)
+        #expect(Set(files(in: spool.jobs)) == Set(names.map(\.description)))
+        #expect(files(in: spool.tmp).isEmpty)
+        let pack = try #require(JobDocPack(spool: spool).read())
+        for name in names where name != taken {
+            let path = spool.path(of: name)
+            var st = stat()
+            #expect(lstat(path, &st) == 0 && st.st_nlink == 1 && st.st_mode & 0o777 == 0o600)
+            let bytes = try FileSystem.read(path)
+            #expect(bytes == Array((line(name.id, "2026-11-22T09:00:00Z") + "\n").utf8))
+            #expect(pack.document(id: name.id, inode: UInt64(st.st_ino)).map(Array.init) == bytes)
+        }
+        #expect(try FileSystem.read(spool.path(of: taken)) == Array("already here".utf8))
+    }
+
+    /// The name a batch job's file gets is its `description`, built without a String.
+    @Test func jobFileNamesAreBuiltOnTheStackAsTheirDescription() {
+        let names = [JobFileName(id: "a", occurrence: Instant(microseconds: 0)),
+                     JobFileName(id: "order-42.x_y", occurrence: Instant(microseconds: 1_764_032_717_733_201)),
+                     JobFileName(id: String(repeating: "z", count: 64), occurrence: Instant(microseconds: -86_400_000_001),
+                                 snoozedUntil: Instant(microseconds: Int64.max)),
+                     JobFileName(id: "m", occurrence: Instant(microseconds: Int64.min), snoozedUntil: Instant(microseconds: 7))]
+        for name in names {
+            #expect(name.withCString { String(cString: $0) } == name.description)
+            #expect(name.withCString(prefix: ".batch.") { String(cString: $0) } == ".batch." + name.description)
+        }
     }
 
     @Test func aHabitIsLoadedWithItsLog() throws {

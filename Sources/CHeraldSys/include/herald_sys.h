@@ -49,4 +49,15 @@ int herald_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 /* pipe2(O_CLOEXEC): a pipe no other child inherits. Returns 0, or -1 with errno. */
 int herald_pipe_cloexec(int fds[2]);
 
+/* An unnamed regular file in the directory open as `dirfd` (O_TMPFILE, write-only, close-on-exec,
+   mode 0600): it has no name until herald_link_unnamed gives it one, and it is gone if the process
+   dies first. Returns the fd, or -1 with errno (EOPNOTSUPP, EISDIR or EINVAL where the kernel or
+   the file system has no O_TMPFILE). */
+int herald_open_unnamed(int dirfd);
+
+/* Gives the unnamed file open as `fd` the name `name` in the directory open as `dirfd`
+   (linkat AT_EMPTY_PATH; where the kernel keeps that for privileged callers, through
+   /proc/self/fd). Never replaces a name: EEXIST. Returns 0, or -1 with errno. */
+int herald_link_unnamed(int fd, int dirfd, const char *name);
+
 #endif

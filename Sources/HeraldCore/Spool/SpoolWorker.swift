@@ -1,13 +1,17 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CHeraldSys
 import Logging
+import Synchronization
 
 /// Carries out the engine's file effects on a spool and turns what came of them into events.
 /// heraldd calls it on its spool and intake queues; engine tests call it inline.
 public struct SpoolWorker: Sendable {
     public let spool: Spool
     let logger: Logger
+    /// Stage batch jobs in `tmp/` even where unnamed files work (tests of that way).
+    var stagesInTmp = false
 
     public init(spool: Spool, logger: Logger) {
         self.spool = spool
@@ -94,31 +98,7 @@ public struct SpoolWorker: Sendable {
             }
         }
         if !result.filed.isEmpty { try? FileSystem.syncDirectoryOf(spool.jobs + "/.") }
-        // A batch part's files are written first, their records go into the pack in one
-        // append, and only then are the files linked into jobs/ (see JobDocPack).
-        var staged: [(write: FilingPlan.Write, tmp: String)] = []
-        var records: [JobDocPack.Record] = []
-        for write in plan.writes {
-            let tmp = spool.tmp + "/.batch." + write.name.description
-            do {
-                let inode = try FileSystem.writeStaged(write.line, tmpPath: tmp)
-                staged.append((write, tmp))
-                records.append(JobDocPack.Record(id: write.name.id, inode: inode, document: write.line))
-            } catch {
-                logger.error("Cannot write a job from a batch", metadata: ["file": "\(plan.batch ?? "-")", "error": "\(error)"])
-                result.failed.append(write.name)
-            }
-        }
-        pack.append(records)
-        for (write, tmp) in staged {
-            do {
-                try FileSystem.linkStaged(tmp, finalPath: spool.path(of: write.name))
-                result.filed.append(write.name)
-            } catch {
-                logger.error("Cannot write a job from a batch", metadata: ["file": "\(plan.batch ?? "-")", "error": "\(error)"])
-                result.failed.append(write.name)
-            }
-        }
+        if !plan.writes.isEmpty { writeBatchJobs(plan.writes, batch: plan.batch, pack: pack, into: &result) }
         if let batch = plan.removeBatch {
             FileSystem.syncFileSystem(of: spool.jobs)
             unlink(spool.new + "/" + batch)
@@ -126,4 +106,116 @@ public struct SpoolWorker: Sendable {
         }
         return .filed(result)
     }
+
+    /// How many jobs of a part are written before their records go into the pack and they are
+    /// linked: each is an open file until then.
+    static let filingGroup = 256
+
+    /// Whether unnamed files (O_TMPFILE) and linking them work here; set false at the first
+    /// failure that says they do not (an old kernel, a file system without them).
+    static let unnamedFiles = Atomic<Bool>(true)
+
+    /// Writes a batch part's jobs into `jobs/`. Each document is written to an unnamed file in
+    /// `jobs/` (O_TMPFILE), a group's records go into the pack in one append (see `JobDocPack`),
+    /// then each file is given its name with `linkat`: a job file appears whole, after its
+    /// record; one whose heraldd dies before its link leaves nothing behind. A link raises
+    /// IN_CREATE, which heraldd's watch on `jobs/` ignores (the engine hears of these jobs
+    /// from this result; 100,000 events would overflow inotify's queue). Every call is relative
+    /// to `jobs/`'s descriptor and each name is built on the stack: no path is walked or String
+    /// made per job. Where unnamed files do not work, each job is staged in `tmp/` and linked
+    /// from there instead.
+    func writeBatchJobs(_ writes: [FilingPlan.Write], batch: String?, pack: JobDocPack, into result: inout FilingResult) {
+        let jobsFD = open(spool.jobs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard jobsFD >= 0 else {
+            logger.error("Cannot write a job from a batch", metadata: ["file": "\(batch ?? "-")", "error": "\(FileSystem.fail("open", spool.jobs))"])
+            result.failed += writes.map(\.name)
+            return
+        }
+        defer { close(jobsFD) }
+        var tmpFD: Int32 = -1
+        defer { if tmpFD >= 0 { close(tmpFD) } }
+        func failed(_ write: FilingPlan.Write, _ error: FileSystemError) {
+            logger.error("Cannot write a job from a batch", metadata: ["file": "\(batch ?? "-")", "error": "\(error)"])
+            result.failed.append(write.name)
+        }
+        // A job that found unnamed files missing goes the old way: staged in tmp/ and linked.
+        func fileStaged(_ write: FilingPlan.Write) {
+            if tmpFD < 0 { tmpFD = open(spool.tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+            do throws(FileSystemError) {
+                let inode = try write.name.withCString(prefix: ".batch.") { tmp throws(FileSystemError) in
+                    let fd = openat(tmpFD, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                    guard fd >= 0 else { throw FileSystem.fail("create", spool.tmp + "/.batch.\(write.name)") }
+                    defer { close(fd) }
+                    var st = stat()
+                    guard FileSystem.writeAll(fd, write.line), fstat(fd, &st) == 0 else {
+                        let error = FileSystem.fail("write", spool.tmp + "/.batch.\(write.name)")
+                        unlinkat(tmpFD, tmp, 0)
+                        throw error
+                    }
+                    return UInt64(st.st_ino)
+                }
+                pack.append([JobDocPack.Record(id: write.name.id, inode: inode, document: write.line)])
+                try write.name.withCString(prefix: ".batch.") { tmp throws(FileSystemError) in
+                    defer { unlinkat(tmpFD, tmp, 0) }
+                    try write.name.withCString { name throws(FileSystemError) in
+                        guard linkat(tmpFD, tmp, jobsFD, name, 0) == 0 || errno == EEXIST else {
+                            throw FileSystem.fail("link into place", spool.path(of: write.name))
+                        }
+                    }
+                }
+                result.filed.append(write.name)
+            } catch {
+                failed(write, error)
+            }
+        }
+        var unnamed: [(write: FilingPlan.Write, fd: Int32)] = []
+        unnamed.reserveCapacity(Self.filingGroup)
+        var records: [JobDocPack.Record] = []
+        records.reserveCapacity(Self.filingGroup)
+        var start = 0
+        while start < writes.count {
+            let group = writes[start..<min(start + Self.filingGroup, writes.count)]
+            start = group.endIndex
+            for write in group {
+                guard !stagesInTmp, Self.unnamedFiles.load(ordering: .relaxed) else { fileStaged(write); continue }
+                let fd = herald_open_unnamed(jobsFD)
+                guard fd >= 0 else {
+                    if errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL {
+                        Self.unnamedFiles.store(false, ordering: .relaxed)
+                        fileStaged(write)
+                    } else {
+                        failed(write, FileSystem.fail("create a file in", spool.jobs))
+                    }
+                    continue
+                }
+                var st = stat()
+                guard FileSystem.writeAll(fd, write.line), fstat(fd, &st) == 0 else {
+                    failed(write, FileSystem.fail("write", spool.path(of: write.name)))
+                    close(fd)
+                    continue
+                }
+                unnamed.append((write, fd))
+                records.append(JobDocPack.Record(id: write.name.id, inode: UInt64(st.st_ino), document: write.line))
+            }
+            pack.append(records)
+            records.removeAll(keepingCapacity: true)
+            for (write, fd) in unnamed {
+                let linked = write.name.withCString { herald_link_unnamed(fd, jobsFD, $0) == 0 || errno == EEXIST }
+                let error = errno
+                close(fd)
+                if linked {
+                    result.filed.append(write.name)
+                } else if error == ENOENT || error == EPERM || error == EXDEV {
+                    // The link itself is refused (no /proc, say): unnamed files cannot be named here.
+                    Self.unnamedFiles.store(false, ordering: .relaxed)
+                    fileStaged(write)
+                } else {
+                    errno = error
+                    failed(write, FileSystem.fail("link into place", spool.path(of: write.name)))
+                }
+            }
+            unnamed.removeAll(keepingCapacity: true)
+        }
+    }
 }
+
