@@ -35,6 +35,8 @@ final class Daemon: @unchecked Sendable {
     private let smallIntakeQueue = DispatchQueue(label: "herald.intake.small", qos: .utility)
     /// Accepted jobs are put into jobs/ here, soonest due first (FilingQueue).
     private let filingQueue = DispatchQueue(label: "herald.filing", qos: .utility)
+    /// Writes half of each large batch part beside the filing queue (see `file`).
+    private let filingHelper = DispatchQueue(label: "herald.filing.helper", qos: .utility)
     private let filing = FilingQueue()
     private let notifier: any Notifier
     private let settings: Settings
@@ -266,7 +268,8 @@ final class Daemon: @unchecked Sendable {
                 filing.add(plan)
                 filingQueue.async { [self] in
                     guard let plan = filing.takeFirst() else { return }
-                    post(worker.file(plan, now: clock.now))
+                    post(file(plan))
+                    filing.done(plan)
                     // malloc keeps what a large batch freed; hand it back so RSS does not stay at the peak.
                     if plan.removeBatch != nil { herald_release_free_memory() }
                 }
@@ -288,6 +291,36 @@ final class Daemon: @unchecked Sendable {
         sendServiceStatus()
     }
 
+    /// Carries out a filing plan (filing queue). A batch part's jobs are written by two threads,
+    /// half each: most of a job's filing is the kernel creating and writing its file, which
+    /// runs side by side on two cores (only the link into jobs/ takes the directory's lock).
+    /// The result is the plan's whole result, given once both halves are in jobs/.
+    private func file(_ plan: FilingPlan) -> EngineEvent {
+        let now = clock.now
+        guard plan.writes.count >= 64, plan.moves.isEmpty, plan.refusals.isEmpty, plan.removeBatch == nil else {
+            return worker.file(plan, now: now)
+        }
+        let half = plan.writes.count / 2
+        var first = plan, rest = FilingPlan()
+        first.writes = Array(plan.writes[..<half])
+        rest.writes = Array(plan.writes[half...])
+        rest.batch = plan.batch
+        let second = rest
+        let helped = Mutex<EngineEvent?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        filingHelper.async { [worker] in
+            let event = worker.file(second, now: now)
+            helped.withLock { $0 = event }
+            done.signal()
+        }
+        let event = worker.file(first, now: now)
+        done.wait()
+        guard case .filed(var result) = event, case .filed(let other)? = helped.withLock({ $0 }) else { return event }
+        result.filed += other.filed
+        result.failed += other.failed
+        return .filed(result)
+    }
+
     /// Reads files of new/ on the intake queues: small ones (most imports, every single job)
     /// apart from large batches, whose check can take seconds.
     private func readIntake(_ request: IntakeRequest) {
@@ -307,7 +340,11 @@ final class Daemon: @unchecked Sendable {
     /// Hands an intake event to the engine and waits until it has been handled: a batch's parts
     /// then reach the scheduler's queue one at a time, with timers and popups between them,
     /// instead of a hundred queued at once ahead of a popup due meanwhile.
+    /// A batch's part also waits until few parts are left to file (`FilingQueue.waitForRoom`).
     private func deliverPaced(_ event: EngineEvent) {
+        if case .intakeRead(let files) = event, files.contains(where: { if case .batch = $0 { true } else { false } }) {
+            filing.waitForRoom()
+        }
         let handled = DispatchSemaphore(value: 0)
         queue.async { [self] in
             send(event)

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import HeraldCore
 
@@ -20,13 +21,22 @@ final class FilingQueue: Sendable {
         }
     }
 
-    private let waiting = Mutex<(plans: [Waiting], sequence: UInt64)>(([], 0))
+    private struct State {
+        var plans: [Waiting] = []
+        var sequence: UInt64 = 0
+        /// Batch parts handed over and not yet filed, and the intake threads waiting for fewer.
+        var parts = 0
+        var waiters: [DispatchSemaphore] = []
+    }
+
+    private let waiting = Mutex<State>(State())
 
     func add(_ plan: FilingPlan) {
         let urgent = !plan.moves.isEmpty || !plan.refusals.isEmpty || plan.removeBatch != nil
         let due = plan.writes.map(\.name.fireAt).min() ?? plan.moves.map(\.name.fireAt).min() ?? Instant(seconds: 0)
         waiting.withLock { state in
             state.sequence += 1
+            if !plan.writes.isEmpty { state.parts += 1 }
             state.plans.append(Waiting(urgent: urgent, due: due, sequence: state.sequence, plan: plan))
         }
     }
@@ -37,6 +47,38 @@ final class FilingQueue: Sendable {
             guard var best = state.plans.indices.first else { return nil }
             for k in state.plans.indices.dropFirst() where state.plans[k].before(state.plans[best]) { best = k }
             return state.plans.remove(at: best).plan
+        }
+    }
+}
+
+extension FilingQueue {
+    /// How many batch parts may wait for filing at once (see `waitForRoom`).
+    static let partsAhead = 3
+
+    /// Called once a plan taken with `takeFirst` has been carried out.
+    func done(_ plan: FilingPlan) {
+        guard !plan.writes.isEmpty else { return }
+        let woken = waiting.withLock { state -> [DispatchSemaphore] in
+            state.parts -= 1
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in woken { waiter.signal() }
+    }
+
+    /// Blocks an intake thread until fewer than `partsAhead` batch parts wait for filing: a
+    /// batch's lines then go to the engine (and into memory) about as fast as they are filed,
+    /// not all at once ahead of it (100,000 queued lines held about 40 MB).
+    func waitForRoom() {
+        while true {
+            let semaphore = DispatchSemaphore(value: 0)
+            let room = waiting.withLock { state -> Bool in
+                if state.parts < Self.partsAhead { return true }
+                state.waiters.append(semaphore)
+                return false
+            }
+            if room { return }
+            semaphore.wait()
         }
     }
 }
