@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import HeraldCore
 @testable import HeraldModel
@@ -84,6 +87,42 @@ struct JobIndexTests {
         #expect(texts(spool.listPending(defaultLead: .zero)) == ["kept": "kept", "orphan": "no record"])
         try FileManager.default.removeItem(atPath: pack.path)
         #expect(pack.needsRewrite(pendingJobs: 2))
+    }
+
+    /// A pack of several megabytes (read a megabyte at a time): many records of jobs long gone,
+    /// a live job recorded more than once (its last record is kept), a record of a big
+    /// document across a chunk's end, and a torn tail; appends made after it was read survive.
+    @Test func rewriteStreamsALargeStalePack() throws {
+        try spool.prepare()
+        let pack = JobDocPack(spool: spool)
+        for k in 0..<40 {
+            try file("live\(k)", text: k == 7 ? String(repeating: "x", count: 60_000) : "live \(k)", at: 1_000 + Int64(k))
+        }
+        var dead: [JobDocPack.Record] = []
+        for k in 0..<30_000 { dead.append(.init(id: "gone\(k)", inode: UInt64(1_000_000 + k), document: Array(String(repeating: "d", count: 100).utf8))) }
+        pack.append(dead)
+        // live3 recorded again, later: that record is the one kept.
+        let names = files(in: spool.jobs).compactMap(JobFileName.init(parsing:))
+        let live3 = try #require(names.first { $0.id == "live3" })
+        var st = stat()
+        #expect(lstat(spool.path(of: live3), &st) == 0)
+        let again = Array("{\"again\":true}\n".utf8)
+        pack.append([.init(id: "live3", inode: UInt64(st.st_ino), document: again)])
+        pack.append(dead.prefix(5_000).map { $0 })
+        // A torn record at the end, as a kill in the middle of an append leaves.
+        let fd = open(pack.path, O_WRONLY | O_APPEND)
+        #expect(fd >= 0 && write(fd, [UInt8](repeating: 0x48, count: 10), 10) == 10)
+        close(fd)
+        #expect(pack.needsRewrite(pendingJobs: 40))
+        let result = try #require(pack.rewrite())
+        #expect(result.records == 40 && result.read == 0)
+        let contents = try #require(pack.read())
+        #expect(contents.recordCount == 40 && contents.count == 40)
+        #expect(contents.document(id: "live3", inode: UInt64(st.st_ino)).map(Array.init) == again)
+        let texts = texts(spool.listPending(defaultLead: .zero))
+        #expect(texts.count == 40 && texts["live7"]?.count == 60_000 && texts["live12"] == "live 12")
+        var packed = stat()
+        #expect(stat(pack.path, &packed) == 0 && packed.st_size < 70_000)  // was about 4 MB
     }
 
     @Test func replacingADocumentRecordsTheNewOne() throws {

@@ -153,23 +153,31 @@ public struct JobDocPack: Sendable {
     /// Rewrites the pack to hold exactly one record per job in `jobs/`: records of jobs that
     /// have gone are dropped, jobs without one are read from their files. Appends made while it
     /// works are carried over (the exclusive lock is held only to copy those and swap the file).
+    /// The old pack is read a chunk at a time, twice (where each live job's last record is,
+    /// then those records), never whole: with 100,000 pending jobs and a pack grown stale it
+    /// is over 100 MB, and heraldd does this at start.
     ///
     /// - Returns: how many records the new pack holds, and how many job files were read.
     @discardableResult
     public func rewrite() -> (records: Int, read: Int)? {
         FileSystem.makeDirectoryQuietly(directory)
-        guard let listing = try? FileSystem.listWithInodes(spool.jobs) else { return nil }
-        let old = (try? FileSystem.read(path, limit: Int(Int32.max))) ?? []
-        var live = Set<Key>(minimumCapacity: listing.count)
-        for entry in listing {
-            if let name = JobFileName(parsing: entry.name) { live.insert(Key(id: name.id, inode: entry.inode)) }
+        // Each pending job's key, and where its last record in the old pack starts (-1: none).
+        var last: [Key: Int] = [:]
+        do {
+            guard let listing = try? FileSystem.listWithInodes(spool.jobs) else { return nil }
+            last.reserveCapacity(listing.count)
+            for entry in listing {
+                if let name = JobFileName(parsing: entry.name) { last[Key(id: name.id, inode: entry.inode)] = -1 }
+            }
         }
-        var last: [Key: Range<Int>] = [:]  // each live key's last record in the old pack
+        let old = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        defer { if old >= 0 { close(old) } }
         var oldEnd = 0
-        Self.walk(old) { id, inode, doc, end in
-            let key = Key(id: String(decoding: id, as: UTF8.self), inode: inode)
-            if live.contains(key) { last[key] = (doc.lowerBound - id.count - Self.headerSize)..<end }
-            oldEnd = end
+        if old >= 0 {
+            oldEnd = Self.walk(old, from: 0) { id, inode, _, offset in
+                let key = Key(id: String(decoding: id, as: UTF8.self), inode: inode)
+                if last[key] != nil { last[key] = offset }
+            }
         }
         // Written as it goes (a megabyte at a time), not built whole: with a million jobs the
         // pack is over 100 MB.
@@ -184,15 +192,20 @@ public struct JobDocPack: Sendable {
             ok = ok && FileSystem.writeAll(out, buffer)
             buffer.removeAll(keepingCapacity: true)
         }
-        for range in last.values.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            buffer.append(contentsOf: old[range])
-            flush(false)
+        var kept = 0
+        if old >= 0 {
+            _ = Self.walk(old, from: 0, upTo: oldEnd) { id, inode, record, offset in
+                guard let at = last[Key(id: String(decoding: id, as: UTF8.self), inode: inode)], at == offset else { return }
+                buffer.append(contentsOf: record)
+                kept += 1
+                flush(false)
+            }
         }
-        let kept = last.count
-        // Jobs without a record: read while open, as an appender would.
+        // Jobs without a record: read while open, as an appender would (jobs/ is listed again
+        // rather than every name kept meanwhile).
         var readCount = 0
-        for entry in listing {
-            guard let name = JobFileName(parsing: entry.name), last[Key(id: name.id, inode: entry.inode)] == nil else { continue }
+        for entry in (try? FileSystem.listWithInodes(spool.jobs)) ?? [] {
+            guard let name = JobFileName(parsing: entry.name), last[Key(id: name.id, inode: entry.inode)] == -1 else { continue }
             let fd = open(spool.jobs + "/" + entry.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else { continue }
             defer { close(fd) }
@@ -203,12 +216,16 @@ public struct JobDocPack: Sendable {
             readCount += 1
             flush(false)
         }
+        last = [:]
         let locked = withLock(LOCK_EX) {
             // What was appended since the old pack was read comes after, in order.
-            if let now = try? FileSystem.read(path, limit: Int(Int32.max)), now.count > oldEnd {
-                var tailEnd = oldEnd
-                Self.walk(now, from: oldEnd) { _, _, _, end in tailEnd = end }
-                buffer.append(contentsOf: now[oldEnd..<tailEnd])
+            let now = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            if now >= 0 {
+                _ = Self.walk(now, from: oldEnd) { _, _, record, _ in
+                    buffer.append(contentsOf: record)
+                    flush(false)
+                }
+                close(now)
             }
             flush(true)
             close(out)
@@ -217,6 +234,58 @@ public struct JobDocPack: Sendable {
         }
         if !locked { close(out); unlink(tmp); return nil }
         return ok ? (kept + readCount, readCount) : nil
+    }
+
+    /// Calls `body` with each whole record of the pack open as `fd` from offset `start` (up to
+    /// `end`, or the end of the file), read a megabyte at a time: its id bytes, inode, whole
+    /// bytes (header and all) and offset. Stops at the first record that is torn or damaged.
+    ///
+    /// - Returns: the offset after the last whole record.
+    static func walk(_ fd: Int32, from start: Int, upTo end: Int = .max,
+                     _ body: (ArraySlice<UInt8>, UInt64, ArraySlice<UInt8>, Int) -> Void) -> Int {
+        let chunk = 1 << 20
+        var window: [UInt8] = []   // the file's bytes from `base` on
+        var base = start
+        var at = 0                 // the next record's place in `window`
+        var atEnd = false
+        while true {
+            // A record is whole in the window, or more is read (the largest is under 65 KiB).
+            if window.count - at < headerSize + 255 + Job.maximumFileSize && !atEnd {
+                window.removeFirst(at)
+                base += at
+                at = 0
+                let want = min(chunk, end - base - window.count)
+                if want <= 0 {
+                    atEnd = true
+                } else {
+                    let old = window.count
+                    window.append(contentsOf: repeatElement(0, count: want))
+                    let n = window.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + old, want, off_t(base + old)) }
+                    if n < 0 && errno == EINTR { window.removeLast(want); continue }
+                    window.removeLast(want - max(n, 0))
+                    if n <= 0 { atEnd = true }
+                }
+            }
+            let consumed: Int? = window.withUnsafeBytes { raw in
+                guard at + headerSize <= raw.count else { return nil }
+                let magic = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+                let idLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
+                let docLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self)))
+                let inode = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))
+                let sum = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 20, as: UInt32.self))
+                let idStart = at + headerSize, docStart = idStart + idLength, recordEnd = docStart + docLength
+                guard magic == Self.magic, idLength <= 255, docLength <= Job.maximumFileSize, recordEnd <= raw.count else { return nil }
+                let id = window[idStart..<docStart]
+                guard checksum(id, window[docStart..<recordEnd], inode) == sum else { return nil }
+                body(id, inode, window[at..<recordEnd], base + at)
+                return recordEnd - at
+            }
+            if let consumed {
+                at += consumed
+            } else if atEnd || window.count - at >= headerSize + 255 + Job.maximumFileSize {
+                return base + at  // torn or damaged (or the end)
+            }
+        }
     }
 
     // MARK: lock
