@@ -111,18 +111,25 @@ struct Bench: ParsableCommand {
         let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !counts.isEmpty, counts.allSatisfy({ $0 >= 100 }) else { Self.fail(BenchError("--scale: '\(sizes)' is not a list of queue sizes of 100 or more")) }
         var rows: [ScaleRow] = []
-        for count in counts {
+        // Every size's spool is kept until the last size has run: removing 100,000 files slows
+        // the creation of files near them for minutes on ext4 without a journal, which the next
+        // size's intake would measure (BENCHMARKS.md, quirks). The first size waits out an
+        // earlier run's clean-up, as a full run does.
+        var kept: [BenchRun] = []
+        for (k, count) in counts.enumerated() {
             let plan = Plan(jobs: count, lateness: 500, spread: 5, burst: 10, pickups: 1, idle: 1, enqueues: 1, restarts: 1,
-                            smoke: false, scale: true)
+                            smoke: false, scale: true, waitForCleanup: k == 0)
             let run: BenchRun
             do { run = try BenchRun(binaries: binaries, workDirectory: workdir, plan: plan) } catch { Self.fail(error) }
             do { rows.append(try run.measureScale(runs: 9)) } catch {
                 run.tearDown(keep: true)
                 Self.fail(error, logs: run.directory)
             }
-            run.tearDown(keep: keep)
+            run.tearDown(keep: true)
+            kept.append(run)
             print("\(count) jobs: " + String(data: (try? JSONEncoder().encode(rows.last!)) ?? Data(), encoding: .utf8)!)
         }
+        if !keep { for run in kept { run.removeDirectory() } }
         let table = ScaleReport.table(rows, machine: Report.describeMachine(swiftVersion: BenchRun.swiftVersion()),
                                       date: BenchRun.today(), command: command ?? CommandLine.arguments.joined(separator: " "))
         print(table)
@@ -159,8 +166,10 @@ struct Plan {
     var enqueues: Int
     var restarts: Int
     var smoke: Bool
-    /// A point of the scale curve: no wait for an earlier run's clean-up, longer intakes.
+    /// A point of the scale curve: longer intakes.
     var scale = false
+    /// Whether to wait out an earlier run's clean-up first (a full run, and a scale curve's first size).
+    var waitForCleanup = true
     /// Jobs in the first import that come due while heraldd files it.
     var firstStartJobs: Int { smoke ? 5 : 20 }
 }

@@ -35,7 +35,7 @@ final class BenchRun {
         }
         let parent = workDirectory ?? Self.defaultWorkParent()
         cleanupMarker = parent + "/.herald-bench-cleanup"
-        let waited = plan.smoke || plan.scale ? 0 : Self.waitForEarlierCleanup(marker: cleanupMarker)
+        let waited = plan.smoke || !plan.waitForCleanup ? 0 : Self.waitForEarlierCleanup(marker: cleanupMarker)
         let base = parent + "/herald-bench-\(getpid())"
         do { try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true) } catch {
             throw BenchError("cannot create \(base): \(error)")
@@ -108,13 +108,16 @@ final class BenchRun {
         server.stop()
         bus.stop()
         try? FileManager.default.removeItem(atPath: socketDirectory)
-        if !keep {
-            try? FileManager.default.removeItem(atPath: directory)
-            settleDisk()
-            // A full run removed its queue (100,000 files by default): the next one waits until the file system reuses
-            // their inodes (see waitForEarlierCleanup).
-            if !plan.smoke { try? "\(Date().timeIntervalSince1970)\n".write(toFile: cleanupMarker, atomically: true, encoding: .utf8) }
-        }
+        if !keep { removeDirectory() }
+    }
+
+    /// Removes the working directory (the spool and logs).
+    func removeDirectory() {
+        try? FileManager.default.removeItem(atPath: directory)
+        settleDisk()
+        // A full run removed its queue (100,000 files by default): the next one waits until the file system reuses
+        // their inodes (see waitForEarlierCleanup).
+        if !plan.smoke { try? "\(Date().timeIntervalSince1970)\n".write(toFile: cleanupMarker, atomically: true, encoding: .utf8) }
     }
 
     /// Waits until everything written so far is on the disk (sync(2)), so that writeback
@@ -625,6 +628,18 @@ final class BenchRun {
             throw BenchError("cannot read heraldd's memory from /proc")
         }
         return kib
+    }
+
+    /// Waits until `new/` holds nothing (the batch, claimed or not, is gone); polls every 2 ms.
+    func waitForIntake(of count: Int) throws(BenchError) {
+        let deadline = monotonicNanoseconds() + UInt64(max(120, count / 4_000)) * 1_000_000_000
+        let new = spool + "/new"
+        while monotonicNanoseconds() < deadline {
+            if (try? FileSystem.count(new)) == 0 { return }
+            if let status = daemon?.poll() { throw BenchError("heraldd exited with status \(status): \(log())") }
+            sleep(milliseconds: 2)
+        }
+        throw BenchError("heraldd did not take in the \(Format.count(count)) imported jobs in time: \((try? FileSystem.list(new)) ?? []) in new/")
     }
 
     /// Waits until status.json says `count` jobs are pending and new/ is empty; stops on
