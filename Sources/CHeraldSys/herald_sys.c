@@ -105,3 +105,7 @@ int herald_link_unnamed(int fd, int dirfd, const char *name) {
     }
     return -1;
 }
+
+int herald_syncfs(int fd) {
+    return syncfs(fd);
+}

@@ -37,6 +37,11 @@ final class Daemon: @unchecked Sendable {
     private let filingQueue = DispatchQueue(label: "herald.filing", qos: .utility)
     /// Writes half of each large batch part beside the filing queue (see `file`).
     private let filingHelper = DispatchQueue(label: "herald.filing.helper", qos: .utility)
+    /// Starts the disk's writeback of filed batch jobs while later parts are filed (see `file`).
+    private let writeback = DispatchQueue(label: "herald.writeback", qos: .utility)
+    /// Batch jobs filed since the last early writeback, and whether one is under way (filing queue).
+    private var filedSinceWriteback = 0
+    private let writebackRunning = Atomic<Bool>(false)
     private let filing = FilingQueue()
     private let notifier: any Notifier
     private let settings: Settings
@@ -270,6 +275,7 @@ final class Daemon: @unchecked Sendable {
                     guard let plan = filing.takeFirst() else { return }
                     post(file(plan))
                     filing.done(plan)
+                    startWriteback(after: plan)
                     // malloc keeps what a large batch freed; hand it back so RSS does not stay at the peak.
                     if plan.removeBatch != nil { herald_release_free_memory() }
                 }
@@ -319,6 +325,26 @@ final class Daemon: @unchecked Sendable {
         result.filed += other.filed
         result.failed += other.failed
         return .filed(result)
+    }
+
+    /// A batch is removed from new/ only after one sync(2) has made all its jobs durable; with
+    /// 100,000 jobs that sync wrote 400 MB (a block per file) and took about a second at the
+    /// end. Every 10,000 jobs filed, a `syncfs` on a queue of its own starts that writing early,
+    /// beside the filing, so that the last sync finds little left. Durability does not depend
+    /// on it (filing queue).
+    private func startWriteback(after plan: FilingPlan) {
+        filedSinceWriteback += plan.writes.count
+        guard filedSinceWriteback >= 10_000, !writebackRunning.exchange(true, ordering: .acquiring) else { return }
+        filedSinceWriteback = 0
+        let jobs = settings.spool.jobs
+        writeback.async { [self] in
+            let fd = open(jobs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if fd >= 0 {
+                _ = herald_syncfs(fd)
+                close(fd)
+            }
+            writebackRunning.store(false, ordering: .releasing)
+        }
     }
 
     /// Reads files of new/ on the intake queues: small ones (most imports, every single job)

@@ -60,4 +60,7 @@ int herald_open_unnamed(int dirfd);
    /proc/self/fd). Never replaces a name: EEXIST. Returns 0, or -1 with errno. */
 int herald_link_unnamed(int fd, int dirfd, const char *name);
 
+/* syncfs(2): writes out the file system holding `fd`. Returns 0, or -1 with errno. */
+int herald_syncfs(int fd);
+
 #endif
