@@ -202,17 +202,3 @@ public struct Fuzzer {
                                  "4294967296", "9007199254740993", "9223372036854775807", "9223372036854775808",
                                  "18446744073709551616", "99999999999999999999999", "00000000000000000001"]
 }
-
-/// SplitMix64: a small, fast, seeded generator, so random tests and fuzz runs replay
-/// exactly from their seed.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

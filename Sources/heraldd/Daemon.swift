@@ -553,8 +553,3 @@ final class LogLevelBox: Sendable {
     }
 }
 
-extension Logger.Level {
-    init(_ level: HeraldConfig.LogLevel) {
-        self = Logger.Level(rawValue: level.rawValue) ?? .info
-    }
-}

@@ -1,6 +1,7 @@
 import Testing
 import ArgumentParser
 import HeraldFuzz
+import HeraldModel
 @testable import herald
 
 /// `herald remind`'s shortcut past ArgumentParser must read every command line it takes

@@ -34,8 +34,8 @@ for bin in herald heraldd herald-loop-db; do
   [ -x "$BUILD_DIR/$bin" ] || die "no $BUILD_DIR/$bin: build first (make release), or set BUILD_DIR"
 done
 
-upstream=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/HeraldCore/System/HeraldVersion.swift)
-[ -n "$upstream" ] || die "cannot read the version from Sources/HeraldCore/System/HeraldVersion.swift"
+upstream=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/HeraldModel/System/HeraldVersion.swift)
+[ -n "$upstream" ] || die "cannot read the version from Sources/HeraldModel/System/HeraldVersion.swift"
 built=$("$BUILD_DIR/herald" --version)
 [ "$built" = "$upstream" ] || die "$BUILD_DIR/herald is version $built but the source says $upstream: rebuild"
 version=$(dpkg-parsechangelog -l "$meta/changelog" -S Version)

@@ -1,31 +1,13 @@
 import Logging
 
-extension LogLine.Level {
-    public init(_ level: Logger.Level) {
-        switch level {
-        case .trace: self = .trace
-        case .debug: self = .debug
-        case .info: self = .info
-        case .notice: self = .notice
-        case .warning: self = .warning
-        case .error: self = .error
-        case .critical: self = .critical
-        }
-    }
+extension Logger.Level {
+    /// The configuration's level (the same names).
+    public init(_ level: HeraldConfig.LogLevel) { self = Logger.Level(rawValue: level.rawValue) ?? .info }
 }
 
-extension Logger.Level {
-    public init(_ level: LogLine.Level) {
-        switch level {
-        case .trace: self = .trace
-        case .debug: self = .debug
-        case .info: self = .info
-        case .notice: self = .notice
-        case .warning: self = .warning
-        case .error: self = .error
-        case .critical: self = .critical
-        }
-    }
+extension HeraldConfig.LogLevel {
+    /// swift-log's level (the same names).
+    public init(_ level: Logger.Level) { self = HeraldConfig.LogLevel(rawValue: level.rawValue) ?? .info }
 }
 
 extension Logger {
@@ -40,6 +22,6 @@ extension Engine {
     /// An engine logging at `logger`'s level, its ids seeded from the system's generator.
     public init(config: HeraldConfig, localZone: TimeZoneRules = .utc, logger: Logger) {
         var system = SystemRandomNumberGenerator()
-        self.init(config: config, localZone: localZone, logLevel: LogLine.Level(logger.logLevel), seed: system.next())
+        self.init(config: config, localZone: localZone, logLevel: HeraldConfig.LogLevel(logger.logLevel), seed: system.next())
     }
 }

@@ -45,8 +45,21 @@ public struct HeraldConfig: Sendable, Equatable {
         public init(path: String, writeBack: Bool = false) { self.path = path; self.writeBack = writeBack }
     }
 
-    public enum LogLevel: String, Sendable, CaseIterable {
+    /// swift-log's levels, least first (the engine's log lines carry them too).
+    public enum LogLevel: String, Sendable, CaseIterable, Comparable {
         case trace, debug, info, notice, warning, error, critical
+        public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
+        var rank: Int {
+            switch self {
+            case .trace: 0
+            case .debug: 1
+            case .info: 2
+            case .notice: 3
+            case .warning: 4
+            case .error: 5
+            case .critical: 6
+            }
+        }
     }
 
     /// What a popup is, for the per-kind popup settings (`popups.expire.*`, `popups.sound.*`):

@@ -47,17 +47,17 @@ public struct Engine: Sendable {
     public internal(set) var lastError: NotifierError?
     public internal(set) var lastErrorAt: Instant?
     /// Where ids for job files without one come from.
-    var ids: IDGenerator
+    var ids: SeededGenerator
 
     /// - Parameters:
     ///   - logLevel: the least level of the `.log` effects it returns.
     ///   - seed: the start of the ids it draws for job files without one (heraldd passes a
     ///     random one; the engine itself draws nothing from the system).
-    public init(config: HeraldConfig, localZone: TimeZoneRules = .utc, logLevel: LogLine.Level = .info, seed: UInt64 = 0) {
+    public init(config: HeraldConfig, localZone: TimeZoneRules = .utc, logLevel: HeraldConfig.LogLevel = .info, seed: UInt64 = 0) {
         self.config = config
         self.localZone = localZone
         self.logger = EngineLog(level: logLevel)
-        self.ids = IDGenerator(seed: seed)
+        self.ids = SeededGenerator(seed: seed)
         self.quiet = QuietState(hours: config.quietHours)
     }
 
@@ -130,7 +130,7 @@ public struct Engine: Sendable {
         case .localZoneChanged(let zone, let jobs): effects = localZoneChanged(to: zone, jobs: jobs, now: now)
         case .configReloaded(let config):
             self.config = config
-            logger = EngineLog(level: LogLine.Level(config.logLevel))  // as heraldd's own logger
+            logger = EngineLog(level: config.logLevel)  // as heraldd's own logger
             quiet.hours = config.quietHours
             effects = tick(now: now)
         case .operationFailed(let operation, let error): effects = operationFailed(operation, error)

@@ -1,22 +1,8 @@
 /// A line the engine asks to have logged: one of its effects (`.log`), which heraldd hands to
 /// swift-log. Names, addresses and texts go only into debug lines.
 public struct LogLine: Sendable, Equatable {
-    public enum Level: Int, Sendable, Comparable {
-        case trace, debug, info, notice, warning, error, critical
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
-
-        public init(_ level: HeraldConfig.LogLevel) {
-            switch level {
-            case .trace: self = .trace
-            case .debug: self = .debug
-            case .info: self = .info
-            case .notice: self = .notice
-            case .warning: self = .warning
-            case .error: self = .error
-            case .critical: self = .critical
-            }
-        }
-    }
+    /// The configuration's levels, least first.
+    public typealias Level = HeraldConfig.LogLevel
     public var level: Level
     public var message: String
     public var metadata: [String: String]
