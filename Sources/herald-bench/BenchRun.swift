@@ -36,7 +36,8 @@ final class BenchRun {
         let parent = workDirectory ?? Self.defaultWorkParent()
         cleanupMarker = parent + "/.herald-bench-cleanup"
         let waited = plan.smoke || !plan.waitForCleanup ? 0 : Self.waitForEarlierCleanup(marker: cleanupMarker)
-        let base = parent + "/herald-bench-\(getpid())"
+        // A scale curve keeps each size's directory until the last has run: one each.
+        let base = parent + "/herald-bench-\(getpid())" + (plan.scale ? "-\(plan.jobs)" : "")
         do { try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true) } catch {
             throw BenchError("cannot create \(base): \(error)")
         }
