@@ -38,14 +38,19 @@ run "$work/herald" remind --spool "$work/spool" --in 1h "creates the spool"
 # As if heraldd were running: herald reads the pending count it last wrote.
 printf '{\n  "pid": 1,\n  "version": "0.1.0",\n  "notifier": "libnotify",\n  "pending": 1\n}\n' > "$work/spool/status.json"
 
-for k in 1 2 3; do
+# Most users have a config file with a profile: the last run reads one, so what it adds
+# (the YAML reader) is laid out after the plain path, not spread over the binary.
+printf 'profile:\n  name: Ada Lovelace\n  address: 12 Elm St\n' > "$work/config.yaml"
+for k in 1 2 3 4; do
     case $k in
         1) set -- --spool "$work/spool" --in 2d Water the plants ;;
         2) set -- --spool "$work/spool" --at 23:59 Call home ;;
         3) set -- --in 10m --title Tea --urgency low Tea is ready ;;
+        4) set -- --spool "$work/spool" --in 2d Pick up the parcel ;;
     esac
     spool_variable=HERALD_SPOOL=$work/spool  # the third run names the spool this way
     [ "$k" = 3 ] || spool_variable=LANG=C.UTF-8  # the others repeat LANG: nothing changes
+    [ "$k" = 4 ] && spool_variable=HERALD_CONFIG=$work/config.yaml
     run "$spool_variable" valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/calls.$k" "$work/herald" remind "$@"
     run "$spool_variable" valgrind -q --tool=lackey --trace-mem=yes --log-file="$work/memory.$k" "$work/herald" remind "$@"
 done
