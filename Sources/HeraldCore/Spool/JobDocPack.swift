@@ -124,21 +124,27 @@ public struct JobDocPack: Sendable {
     static func walk(_ bytes: [UInt8], from start: Int = 0,
                      _ body: (ArraySlice<UInt8>, UInt64, Range<Int>, Int) -> Void) {
         var at = start
-        bytes.withUnsafeBytes { raw in
-            while at + headerSize <= raw.count {
-                let magic = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))
-                let idLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
-                let docLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self)))
-                let inode = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))
-                let sum = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 20, as: UInt32.self))
-                let idStart = at + headerSize, docStart = idStart + idLength, end = docStart + docLength
-                guard magic == Self.magic, idLength <= 255, docLength <= Job.maximumFileSize, end <= raw.count else { return }
-                let id = bytes[idStart..<docStart], doc = docStart..<end
-                guard checksum(id, bytes[doc], inode) == sum else { return }
-                body(id, inode, doc, end)
-                at = end
-            }
+        while let r = record(in: bytes, at: at) {
+            body(bytes[r.id], r.inode, r.doc, r.doc.upperBound)
+            at = r.doc.upperBound
         }
+    }
+
+    /// The record at `at` in `bytes` (its id's and document's ranges and its inode), checked
+    /// whole: magic, lengths within bounds and within `bytes`, checksum. Nil when torn or damaged.
+    static func record(in bytes: [UInt8], at: Int) -> (id: Range<Int>, inode: UInt64, doc: Range<Int>)? {
+        guard at >= 0, at + headerSize <= bytes.count else { return nil }
+        let (magic, idLength, docLength, inode, sum) = bytes.withUnsafeBytes { raw in
+            (UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)),
+             Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self))),
+             Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self))),
+             UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self)),
+             UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 20, as: UInt32.self)))
+        }
+        let idStart = at + headerSize, docStart = idStart + idLength, end = docStart + docLength
+        guard magic == Self.magic, idLength <= 255, docLength <= Job.maximumFileSize, end <= bytes.count else { return nil }
+        guard checksum(bytes[idStart..<docStart], bytes[docStart..<end], inode) == sum else { return nil }
+        return (idStart..<docStart, inode, docStart..<end)
     }
 
     // MARK: rebuilding (heraldd)
@@ -266,19 +272,9 @@ public struct JobDocPack: Sendable {
                     if n <= 0 { atEnd = true }
                 }
             }
-            let consumed: Int? = window.withUnsafeBytes { raw in
-                guard at + headerSize <= raw.count else { return nil }
-                let magic = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))
-                let idLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
-                let docLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self)))
-                let inode = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 12, as: UInt64.self))
-                let sum = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 20, as: UInt32.self))
-                let idStart = at + headerSize, docStart = idStart + idLength, recordEnd = docStart + docLength
-                guard magic == Self.magic, idLength <= 255, docLength <= Job.maximumFileSize, recordEnd <= raw.count else { return nil }
-                let id = window[idStart..<docStart]
-                guard checksum(id, window[docStart..<recordEnd], inode) == sum else { return nil }
-                body(id, inode, window[at..<recordEnd], base + at)
-                return recordEnd - at
+            let consumed: Int? = record(in: window, at: at).map { r in
+                body(window[r.id], r.inode, window[at..<r.doc.upperBound], base + at)
+                return r.doc.upperBound - at
             }
             if let consumed {
                 at += consumed
