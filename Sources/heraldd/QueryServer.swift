@@ -146,7 +146,7 @@ final class QueryServer {
                 output = SpoolQuery.encode(ClientAnswer.refused(ClientRefusal(.invalid, "not a valid request")))
                 return startWriting()
             }
-            timer?.schedule(deadline: .now() + QueryServer.requestDeadline)
+            timer?.schedule(deadline: .now() + QueryServer.requestDeadline)  // monotonic: a budget, not a time of day
             submit(request) { [self] answer in
                 queue.async { [self] in
                     guard !finished else { return }

@@ -11,9 +11,10 @@
 """
 import json
 import sys
-import time
 
 import dbus
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
 
 NAME = 'org.freedesktop.Notifications'
 # The template's own Notify, to put back after 'break'.
@@ -40,23 +41,37 @@ def plain(value):
     return str(value)
 
 
+def wait_for_owner(bus, present, timeout=10):
+    """Waits for the bus's NameOwnerChanged saying NAME is owned (or not), up to `timeout` s."""
+    loop = GLib.MainLoop()
+    def changed(name, old, new):
+        if bool(new) == present:
+            loop.quit()
+    match = bus.add_signal_receiver(changed, signal_name='NameOwnerChanged', dbus_interface='org.freedesktop.DBus',
+                                    arg0=NAME)
+    try:
+        # Asked after subscribing, so a change in between is not missed.
+        if bus.name_has_owner(NAME) == present:
+            return True
+        timed_out = []
+        GLib.timeout_add(timeout * 1000, lambda: (timed_out.append(True), loop.quit()) and False)
+        loop.run()
+        return not timed_out and bus.name_has_owner(NAME) == present
+    finally:
+        match.remove()
+
+
 def main():
-    bus = dbus.SessionBus()
+    bus = dbus.SessionBus(mainloop=DBusGMainLoop())
     command = sys.argv[1]
     if command == 'wait':
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if bus.name_has_owner(NAME):
-                return 0
-            time.sleep(0.05)
+        if wait_for_owner(bus, present=True):
+            return 0
         print('notification server did not appear on the bus', file=sys.stderr)
         return 1
     if command == 'gone':
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if not bus.name_has_owner(NAME):
-                return 0
-            time.sleep(0.05)
+        if wait_for_owner(bus, present=False):
+            return 0
         print('notification server is still on the bus', file=sys.stderr)
         return 1
     mock = dbus.Interface(bus.get_object(NAME, PATH), 'org.freedesktop.DBus.Mock')
