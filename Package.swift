@@ -62,7 +62,14 @@ let package = Package(
                 "HeraldCore", "HeraldNotify", "CHeraldSys", "CHeraldArgv",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Release: the code heraldd runs laid out together (linker/heraldd.order), so the
+            // resident daemon maps a megabyte of it, not half its text (BENCHMARKS.md, "Memory
+            // per pending job").
+            linkerSettings: [.unsafeFlags(["-use-ld=lld",
+                                           "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/heraldd.order",
+                                           "-Xlinker", "--no-warn-symbol-ordering"],
+                                          .when(configuration: .release))]
         ),
         .executableTarget(
             name: "herald",

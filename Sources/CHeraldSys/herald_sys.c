@@ -46,7 +46,10 @@ int herald_clock_change_read(int fd) {
 
 void herald_release_free_memory(void) { malloc_trim(0); }
 
-void herald_limit_malloc_arenas(int arenas) { mallopt(M_ARENA_MAX, arenas); }
+void herald_tune_malloc(int arenas, int mmap_threshold) {
+    mallopt(M_ARENA_MAX, arenas);
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+}
 
 int herald_rename_exchange(const char *a, const char *b) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);

@@ -152,7 +152,7 @@ struct JobIndexTests {
             let occurrence = Instant(seconds: Int64((k * 7919) % 500))
             names[id] = JobFileName(id: id, occurrence: occurrence, snoozedUntil: k % 10 == 0 ? occurrence + .seconds(1_000) : nil)
         }
-        var records = ShardedDictionary<String, JobRecord>()
+        var records = JobRecords()
         names.forEach { id, name in records[id] = JobRecord(name: name) }
         records["gone"] = JobRecord(name: nil, phase: .loading(due: Instant(seconds: 0)))  // its popup outlived its file: not pending
         let table = JobTable(records: records, count: names.count)

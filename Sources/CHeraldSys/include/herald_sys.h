@@ -22,8 +22,9 @@ int herald_clock_change_read(int fd);
 /// Returns memory malloc holds but no longer uses to the system (malloc_trim(3)).
 void herald_release_free_memory(void);
 
-/* mallopt(M_ARENA_MAX): how many malloc arenas the process may use. */
-void herald_limit_malloc_arenas(int arenas);
+/* mallopt: at most `arenas` malloc arenas, and blocks of `mmap_threshold` bytes or more mapped
+ * on their own (a fixed threshold: glibc's moving one keeps large freed tables in the heap). */
+void herald_tune_malloc(int arenas, int mmap_threshold);
 
 /* renameat2(RENAME_EXCHANGE): swaps two names in one step; fails with ENOENT when either is
    missing. Returns 0, or -1 with errno. */

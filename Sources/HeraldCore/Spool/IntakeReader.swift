@@ -86,8 +86,7 @@ public struct IntakeReader: Sendable {
         var problems: [JobBatch.Problem] = []
         var problemCount = 0
         func problem(_ p: JobBatch.Problem) { problemCount += 1; if problems.count < 100 { problems.append(p) } }
-        var candidates: [IntakeCandidate] = []
-        var places: [(offset: Int, length: Int, hash: UInt64)] = []
+        var candidates: [CheckedLine] = []
         var seen = Set<String>()
         JobBatch.forEachLine(fd, { line, offset in
             let job: Job
@@ -103,12 +102,16 @@ public struct IntakeReader: Sendable {
             }
             do throws(JobError) {
                 let first = try Self.firstOccurrence(of: job, request, now: now)
-                candidates.append(IntakeCandidate(id: id, kind: job.kind, first: first))
-                places.append((offset, line.bytes.count, Self.hash(line.bytes)))
+                // Past 4 GiB only if the file grew while it was read (it was at most 1 GiB).
+                guard let at = UInt32(exactly: offset), let length = UInt32(exactly: line.bytes.count) else {
+                    return problem(.init(line: line.number, message: "the file grew past 1 GiB while it was read", redacted: "file too large"))
+                }
+                candidates.append(CheckedLine(id: id, first: first, hash: Self.hash(line.bytes), offset: at, length: length, kind: job.kind))
             } catch {
                 problem(.init(line: line.number, message: error.description, redacted: error.reason))
             }
         }, tooLong: { problem($0) })
+        seen = []  // 4 MB at 100,000 ids, not needed while the batch is filed
         // A resumed batch was whole when it was claimed; a line that no longer fits (a schedule
         // that has ended since) has nothing left to show.
         if !problems.isEmpty && !resumed {
@@ -137,21 +140,21 @@ public struct IntakeReader: Sendable {
         var start = 0
         repeat {
             let end = min(start + partSize, order.count)
-            var part = order[start..<end].map { candidates[$0] }
+            var part = order[start..<end].map { IntakeCandidate(id: candidates[$0].id, kind: candidates[$0].kind, first: candidates[$0].first) }
             // Read in file order (the part's lines are usually a few stretches), kept in due order.
             let byOffset = (0..<part.count).sorted { order[start + $0] < order[start + $1] }
             var k = 0
             while k < byOffset.count {
                 // One read for a run of adjacent lines, of at most a megabyte (or one line).
-                let from = places[order[start + byOffset[k]]].offset
+                let from = Int(candidates[order[start + byOffset[k]]].offset)
                 var last = k
                 while last + 1 < byOffset.count, order[start + byOffset[last + 1]] == order[start + byOffset[last]] + 1 {
-                    let next = places[order[start + byOffset[last + 1]]]
-                    guard next.offset + next.length - from <= 1 << 20 else { break }
+                    let next = candidates[order[start + byOffset[last + 1]]]
+                    guard Int(next.offset) + Int(next.length) - from <= 1 << 20 else { break }
                     last += 1
                 }
-                let final = places[order[start + byOffset[last]]]
-                let to = final.offset + final.length
+                let final = candidates[order[start + byOffset[last]]]
+                let to = Int(final.offset) + Int(final.length)
                 var bytes = [UInt8](repeating: 0, count: to - from)
                 let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(from)) }
                 guard n == bytes.count else {
@@ -160,8 +163,8 @@ public struct IntakeReader: Sendable {
                     return deliver(.intakeRead([.waiting(file: claimed)]))
                 }
                 for j in k...last {
-                    let place = places[order[start + byOffset[j]]]
-                    let line = bytes[(place.offset - from)..<(place.offset - from + place.length)]
+                    let place = candidates[order[start + byOffset[j]]]
+                    let line = bytes[(Int(place.offset) - from)..<(Int(place.offset) - from + Int(place.length))]
                     // Only what was checked is filed: a file rewritten in place (against the
                     // maildir rule) since is left for its next event.
                     guard Self.hash(line) == place.hash else { return deliver(.intakeRead([.waiting(file: claimed)])) }
@@ -173,6 +176,18 @@ public struct IntakeReader: Sendable {
                                                   isFirst: start == 0, isLast: end == order.count, resumed: resumed))]))
             start = end
         } while start < order.count
+    }
+
+    /// A checked line of a batch: where it lies and what its part tells the engine. 48 bytes
+    /// (its bytes are read again as its part goes out); a batch is at most 1 GiB, so 32 bits
+    /// place it.
+    struct CheckedLine {
+        var id: String?
+        var first: Instant
+        var hash: UInt64
+        var offset: UInt32
+        var length: UInt32
+        var kind: Job.Kind
     }
 
     /// FNV-1a of a line: enough to see that the bytes read again are the bytes checked.

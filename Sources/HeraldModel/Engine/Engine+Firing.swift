@@ -74,7 +74,7 @@ extension Engine {
             let name = request.name
             guard self.name(of: id) == name else {
                 // Cancelled, or snoozed or rescheduled from the CLI, while it was read.
-                if let moved = self.name(of: id) { scheduler.schedule(id, at: moved.fireAt) }
+                if let moved = self.name(of: id) { records.schedule(id, at: moved.fireAt) }
                 return perform(outbox.shown(id), now: now)
             }
             switch result {
@@ -98,7 +98,7 @@ extension Engine {
 
     /// Asks for the next due job's document ahead of its time, once per state of that job.
     mutating func prefetch() -> EngineEffect? {
-        guard !outbox.isBlocked, let next = scheduler.next(), let record = records[next.id], let name = record.name,
+        guard !outbox.isBlocked, let next = records.next(), let record = records[next.id], let name = record.name,
               name != prefetchAsked, !record.isBusy, !record.isFiling else { return nil }
         if case .read(let read, _)? = record.ahead, read == name { return nil }
         prefetchAsked = name
@@ -202,7 +202,7 @@ extension Engine {
         ]
         guard name(of: id) == f.name else {
             if let moved = name(of: id) {
-                scheduler.schedule(id, at: moved.fireAt)  // snoozed or rescheduled while it fired
+                records.schedule(id, at: moved.fireAt)  // snoozed or rescheduled while it fired
             } else {
                 logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"])
             }
@@ -219,7 +219,7 @@ extension Engine {
             effects.append(move(f.name, to: JobFileName(id: id, occurrence: next)))
         } else {
             update(id) { $0.name = nil }
-            scheduler.remove(id)
+            records.unschedule(id)
             effects.append(.spool(.finish(f.name)))
         }
         let lateMs = (now - f.due).microseconds / 1000

@@ -83,7 +83,8 @@ extension Engine {
                 return record.name
             }
             // Taken from the index if it came due meanwhile: back in, to fire at the next tick.
-            if let current, scheduler.due(of: current.id) != current.fireAt { scheduler.schedule(current.id, at: current.fireAt) }
+            // (A job in the index is always there at its name's time: every `schedule` says so.)
+            if let current, !records.isScheduled(current.id) { records.schedule(current.id, at: current.fireAt) }
         }
         for name in result.failed where records[name.id]?.isFiling ?? false {
             ownNames.remove(name)
@@ -141,7 +142,7 @@ extension Engine {
             record.name = name
             record.phase = .filing
         }
-        scheduler.schedule(name.id, at: name.fireAt)
+        records.schedule(name.id, at: name.fireAt)
     }
 
     /// Moves a file from `new/` to `failed/` (in the filing plan) and records it in the history.

@@ -12,9 +12,8 @@ public struct Engine: Sendable {
     /// What this event logged so far (returned as `.log` effects).
     var logger: EngineLog
 
-    /// One record per job, by id (JobRecord.swift), and the one index of their due times.
-    var records = ShardedDictionary<String, JobRecord>()
-    var scheduler = Scheduler()
+    /// One record per job, by id, with the one index of their due times (JobRecords.swift).
+    var records = JobRecords()
     /// How many records have a file in the spool (`pendingCount`).
     var pending = 0
     var outbox = Outbox()
@@ -80,16 +79,15 @@ public struct Engine: Sendable {
 
     /// When the engine next needs `.timerFired`: the earliest due job or notifier retry.
     public func nextWakeup() -> Instant? {
-        var scheduler = self.scheduler
-        let due = outbox.isBlocked ? nil : scheduler.nextDeadline()
-        return [due, outbox.retryAt, heldOrder.isEmpty ? nil : quietEnds].compactMap { $0 }.min()
+        wakeup(due: outbox.isBlocked ? nil : records.peekDeadline())
+    }
+
+    private func wakeup(due: Instant?) -> Instant? {
+        [due, outbox.retryAt, heldOrder.isEmpty ? nil : quietEnds].compactMap { $0 }.min()
     }
 
     /// The earliest due time of any scheduled job (for status), ignoring retries.
-    public func nextDue() -> Instant? {
-        var scheduler = self.scheduler
-        return scheduler.nextDeadline()
-    }
+    public func nextDue() -> Instant? { records.peekDeadline() }
 
     // MARK: events
 
@@ -137,7 +135,8 @@ public struct Engine: Sendable {
         case .request(let ticket, let clientRequest): effects = request(clientRequest, ticket: ticket, now: now)
         }
         if let ahead = prefetch() { effects.append(ahead) }
-        let wake = nextWakeup()
+        // Stale entries leave the top of the due index here, so queries on copies stay O(1).
+        let wake = wakeup(due: outbox.isBlocked ? nil : records.nextDeadline())
         if armed != .some(wake) {
             armed = .some(wake)
             effects.append(.armTimer(wake))
@@ -148,23 +147,24 @@ public struct Engine: Sendable {
     /// Adopts what `jobs/` holds, asks for `new/` to be read, and fires what is already due.
     mutating func start(jobs: [JobFileName], strays: [String], now: Instant) -> [EngineEffect] {
         var effects: [EngineEffect] = []
-        var best: [String: JobFileName] = [:]
+        // Straight into the records (no second table of all names: at a million jobs it was
+        // the start's peak memory).
+        records = JobRecords()
         for name in jobs {
-            if let other = best[name.id] {
+            if let other = records[name.id]?.name {
                 // Two states of one job can only come from outside interference: keep the later one.
                 let (keep, drop) = other.occurrence >= name.occurrence ? (other, name) : (name, other)
-                best[name.id] = keep
+                records[name.id] = JobRecord(name: keep)
                 effects.append(quarantineJobFile(drop.description, reason: "a second copy of job '\(drop.id)'"))
             } else {
-                best[name.id] = name
+                records[name.id] = JobRecord(name: name)
             }
         }
         for stray in strays where !stray.hasPrefix(".") {
             effects.append(quarantineJobFile(stray, reason: "not a job file name (<id>@<time>.json)"))
         }
-        records = ShardedDictionary(best.mapValues { JobRecord(name: $0) })
-        pending = best.count
-        scheduler.schedule(contentsOf: best.values.map { ($0.id, $0.fireAt) })
+        pending = records.count
+        records.scheduleAllNamed()
         logger.info("Spool loaded", metadata: ["jobs.pending": "\(pending)"])
         effects.append(.readIntake(intakeRequest(nil)))
         return effects + tick(now: now, afterBreak: true)
@@ -175,7 +175,7 @@ public struct Engine: Sendable {
     mutating func tick(now: Instant, afterBreak: Bool = false) -> [EngineEffect] {
         var actions = outbox.retry(now: now)
         var due: [Outbox.Item] = []
-        for (id, at) in scheduler.takeDue(now: now) {
+        for (id, at) in records.takeDue(now: now) {
             // A job still being filed fires once it is in jobs/ (`filed` schedules it again).
             if records[id]?.isFiling ?? true { continue }
             due.append(Outbox.Item(id: id, due: at))
@@ -249,13 +249,13 @@ public struct Engine: Sendable {
             if case .held = record.phase { record.phase = .idle }  // changed from outside: held again if due
             return !record.isBusy
         }
-        if schedule { scheduler.schedule(name.id, at: name.fireAt) }
+        if schedule { records.schedule(name.id, at: name.fireAt) }
     }
 
     /// Renames a pending job within `jobs/` and adopts the new name.
     mutating func move(_ from: JobFileName, to: JobFileName) -> EngineEffect {
         ownNames.insert(to)
-        scheduler.remove(from.id)
+        records.unschedule(from.id)
         adopt(to)
         return .spool(.advance(from: from, to: to))
     }
@@ -271,7 +271,7 @@ public struct Engine: Sendable {
             default: break
             }
         }
-        scheduler.remove(id)
+        records.unschedule(id)
         outbox.remove(id)
     }
 
@@ -299,7 +299,7 @@ public struct Engine: Sendable {
             // The file still says `from`, so a restart repeats that occurrence (at-least-once)
             // rather than losing it; until then the job waits.
             update(id) { $0.name = operation.isAdvance ? from : nil }
-            scheduler.remove(id)
+            records.unschedule(id)
         case .finish, .quarantine, .cancel:
             guard error.isNotFound else { break }
             if case .finish = operation { logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"]) }

@@ -1,10 +1,7 @@
 /// Everything the engine knows about one job, in one place: its state on disk, where it is on
 /// its way to the screen, its popup, and its document if it was read ahead. The engine keeps
-/// one of these per job (`Engine.records`) beside one index of due times (`Scheduler`), so a
-/// job cannot be "loading" in one table and "cancelled" in another.
-///
-/// Kept small (a name and three words): at a million pending jobs each byte is a megabyte. The
-/// parts only a few jobs have at a time (a firing, a popup, a document) are boxed.
+/// one of these per job, with its place in the one index of due times (`JobRecords`, which
+/// stores them packed), so a job cannot be "loading" in one table and "cancelled" in another.
 struct JobRecord: Sendable {
     /// The job's file in `jobs/` (or the name it is being filed as); nil once it has left the
     /// spool while its popup is still up (a Snooze on it brings a finished one-shot back).

@@ -4,8 +4,13 @@ import HeapModule
 /// questions from (`SpoolQuery`) off the scheduler's queue. Taking it is cheap: the table's 64
 /// parts are shared until the engine next changes one, which then copies that part alone.
 public struct JobTable: Sendable {
-    let records: ShardedDictionary<String, JobRecord>
+    let records: ShardedDictionary<String, JobRecords.Packed>
     public let count: Int
+
+    init(records: JobRecords, count: Int) {
+        self.records = records.packed
+        self.count = count
+    }
 
     /// How many jobs a question matched, and the first of their names.
     public struct Answer: Equatable, Sendable {
@@ -17,9 +22,11 @@ public struct JobTable: Sendable {
     /// The jobs `query` names: the one with that id, or else every id that starts with it
     /// (`total` of them; at most `limit` returned, in id order).
     public func find(_ query: String, limit: Int) -> Answer {
-        if let exact = records[query]?.name { return Answer(total: 1, names: [exact]) }
+        if let exact = records[query].flatMap({ JobRecords.unpack($0, id: query).name }) { return Answer(total: 1, names: [exact]) }
         var found: [JobFileName] = []
-        records.forEach { id, record in if let name = record.name, id.hasPrefix(query) { found.append(name) } }
+        records.forEach { id, packed in
+            if id.hasPrefix(query), let name = JobRecords.unpack(packed, id: id).name { found.append(name) }
+        }
         found.sort { $0.id < $1.id }
         return Answer(total: found.count, names: Array(found.prefix(limit)))
     }
@@ -30,8 +37,8 @@ public struct JobTable: Sendable {
         // The best n so far; the latest of them (the heap's max) is the one to beat.
         var kept = Heap<ByFiring>()
         kept.reserveCapacity(min(n, count))
-        records.forEach { _, record in
-            guard let name = record.name else { return }
+        records.forEach { id, packed in
+            guard let name = JobRecords.unpack(packed, id: id).name else { return }
             if kept.count < n {
                 kept.insert(ByFiring(name: name))
             } else if ByFiring(name: name) < kept.max! {

@@ -55,6 +55,18 @@ struct ShardedDictionary<Key: Hashable, Value> {
         return removed
     }
 
+    /// Changes the value for `key` in place (made from `default` if missing) without noting a
+    /// change: for bookkeeping that is not the value's news (a job's place in the due index).
+    mutating func updateQuietly(_ key: Key, default value: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
+        let s = Self.shard(key)
+        if shards[s][key] == nil { count += 1 }
+        body(&shards[s][key, default: value()])
+    }
+
+    mutating func removeValueQuietly(forKey key: Key) {
+        if shards[Self.shard(key)].removeValue(forKey: key) != nil { count -= 1 }
+    }
+
     /// Every value, in no particular order.
     var values: [Value] { shards.flatMap { Array($0.values) } }
 
