@@ -83,14 +83,16 @@ soak: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	/usr/bin/python3 scripts/bench/soak --bin .build/release --minutes 10 --output BENCHMARKS.md
 
-## Rewrite linker/herald.order (what `herald remind` touches, for the release link's layout)
-## from the current release build, then relink herald with it. Rerun after large changes to
-## the remind path; `make bench` shows the effect in the enqueue row.
+## Rewrite linker/herald.order (what `herald remind` touches) and linker/heraldd.order (what
+## heraldd runs) from the current release build, then relink both. Rerun after large changes
+## to those paths; `make bench` shows the effect in the enqueue and memory rows.
 order-file: release
 	scripts/dev/install-deps.sh profile
 	scripts/dev/order-file.sh .build/release/herald linker/herald.order
-	rm -f .build/release/herald
+	scripts/dev/order-file-heraldd.sh .build/release linker/heraldd.order
+	rm -f .build/release/herald .build/release/heraldd
 	$(SWIFT) build $(RELEASE_FLAGS) --product herald
+	$(SWIFT) build $(RELEASE_FLAGS) --product heraldd
 
 ## Fuzz for FUZZ_SECONDS (shared by the targets; FUZZ_TARGETS picks some: job span event phrase
 ## calendar config) from FUZZ_SEED; a short seeded run is part of `make test`. An input that
