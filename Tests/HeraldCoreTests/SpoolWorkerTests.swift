@@ -150,4 +150,56 @@ struct IntakeReaderTests {
         guard case .single("z.json", let z) = files[1] else { Issue.record("no single: \(files)"); return }
         #expect(z.id == nil && z.mode == 0o640 && z.first == ISO8601.parseInstant("2026-11-22T09:00:00Z"))
     }
+
+    /// A large batch is checked in two halves side by side: what comes out is what one pass
+    /// finds, whatever falls where. Lines without ids (whose ids are their line numbers, and
+    /// one collides with an id written in the file), a line longer than the read chunk across
+    /// the middle, blank lines, and bad lines in either half. (Shapes 1 and 3 are checked
+    /// again in one pass, for their messages; the others are joined from the halves.)
+    @Test(arguments: [0, 1, 2, 3, 4, 5])
+    func twoHalvesFindWhatOnePassFinds(shape: Int) throws {
+        func line(_ id: String, _ at: String) -> String {
+            "{\"version\":1,\"kind\":\"reminder\",\"id\":\"\(id)\",\"at\":\"\(at)\",\"text\":\"\(id)\"}"
+        }
+        try spool.prepare()
+        var lines: [String] = []
+        for k in 1...40_000 {
+            let at = "2026-11-22T\(10 + k % 10):\(10 + k % 50):00Z"
+            switch (shape, k) {
+            case (1, _) where k % 7 == 0, (5, _) where k % 7 == 0: lines.append("{\"version\":1,\"kind\":\"reminder\",\"at\":\"\(at)\",\"text\":\"no id \(k)\"}")
+            case (1, 39_990): lines.append(line("b-35000", at))  // the id line 35,000 gets: twice
+            case (2, 20_000): lines.append(line("long", at).replacingOccurrences(of: "\"long\"}", with: "\"" + String(repeating: "x", count: 300_000) + "\"}"))
+            case (2, _) where k % 1_000 == 0: lines.append("   ")
+            case (3, 3): lines.append("{")
+            case (3, 38_000): lines.append(line("late", "not a time"))
+            case (3, 39_000): lines.append(line("j-5", at))  // the same id as line 5
+            case (4, 1_000), (4, 38_000), (4, 38_001): lines.append("{\"version\":1,\"kind\":\"reminder\",\"at\":\"\(at)\"}")
+            default: lines.append(line("j-\(k)", at))
+            }
+        }
+        dir.write("spool/new/b.jsonl", lines.joined(separator: "\n") + "\n")
+        let path = spool.new + "/b.jsonl"
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        let size = Int(lseek(fd, 0, SEEK_END))
+        #expect(size >= IntakeReader.twoHalvesSize)
+        let reader = IntakeReader(spool: spool)
+        let halves = reader.checkLines(fd, size: size, stem: "b", settled: [], request, now: now)
+        var onePass = reader.checkStretch(fd, from: 0, to: nil, first: true, stem: "b", settled: [], request, now: now)
+        onePass.ids = []
+        #expect(halves.candidates.map(\.id) == onePass.candidates.map(\.id))
+        #expect(halves.candidates.map(\.offset) == onePass.candidates.map(\.offset))
+        #expect(halves.candidates.map(\.first) == onePass.candidates.map(\.first))
+        #expect(halves.problems == onePass.problems && halves.problemCount == onePass.problemCount)
+        #expect(halves.lines == 40_000)
+        switch shape {
+        case 1: #expect(halves.problems.map(\.line) == [39_990])
+        case 2: #expect(halves.problems.map(\.line) == [20_000] && halves.candidates.count == 40_000 - 39 - 1)
+        case 3: #expect(halves.problems.map(\.line) == [3, 38_000, 39_000])
+        case 4: #expect(halves.problems.map(\.line) == [1_000, 38_000, 38_001])
+        case 5: #expect(halves.problems.isEmpty && halves.candidates.contains { $0.id == "b-35000" } && halves.candidates.allSatisfy { $0.id != nil })
+        default: #expect(halves.problems.isEmpty && halves.candidates.count == 40_000 && halves.candidates.allSatisfy { $0.id != nil })
+        }
+    }
+
 }

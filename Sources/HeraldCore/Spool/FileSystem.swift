@@ -200,16 +200,18 @@ public enum FileSystem {
     /// What `forEachLine` hands over: a whole line, or a piece of a line longer than `lineChunk`.
     enum LinePiece { case line, part, lastPart }
 
-    /// Calls `body` with each line of `fd` from its start (without the newline), reading a chunk
-    /// at a time. A line longer than `lineChunk` comes in pieces, so memory stays bounded
-    /// whatever the file holds.
-    static func forEachLine(_ fd: Int32, _ body: (ArraySlice<UInt8>, LinePiece) -> Void) {
+    /// Calls `body` with each line of `fd` from `start` (its start by default) to `end` (its
+    /// end by default), without the newline, reading a chunk at a time. A line longer than
+    /// `lineChunk` comes in pieces, so memory stays bounded whatever the file holds.
+    static func forEachLine(_ fd: Int32, from start: Int = 0, to end: Int? = nil, _ body: (ArraySlice<UInt8>, LinePiece) -> Void) {
         var chunk = [UInt8](repeating: 0, count: lineChunk)
         var carry: [UInt8] = []
-        var offset: off_t = 0
+        var offset = off_t(start)
         var inLongLine = false
         while true {
-            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, offset) }
+            let want = end.map { min(lineChunk, max(0, $0 - Int(offset))) } ?? lineChunk
+            guard want > 0 else { break }
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, want, offset) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
             offset += off_t(n)

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -68,8 +70,9 @@ public struct IntakeReader: Sendable {
         let path = spool.new + "/" + file
         let fd: Int32
         let inode: ino_t
+        let st: stat
         switch spool.openChecked(path, limit: Self.maximumBatchSize, whenComplete: true) {
-        case .success(let (opened, st)): fd = opened; inode = st.st_ino
+        case .success(let (opened, opened_st)): fd = opened; inode = opened_st.st_ino; st = opened_st
         case .failure(let error):
             if error == .missing || error == .beingWritten { return deliver(.intakeRead([.gone(file: file)])) }
             return deliver(.intakeRead([.refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))]))
@@ -81,37 +84,11 @@ public struct IntakeReader: Sendable {
         let settled = resumed ? settledSinceClaim(path) : []
         // Checked line by line as it is read; a candidate keeps where its line is, not its
         // bytes, which are read again a part at a time as the parts go out.
-        // Only the first problems are told (the reason quotes 20): a batch of ten million bad
-        // lines must not hold ten million messages.
-        var problems: [JobBatch.Problem] = []
-        var problemCount = 0
-        func problem(_ p: JobBatch.Problem) { problemCount += 1; if problems.count < 100 { problems.append(p) } }
-        var candidates: [CheckedLine] = []
-        var seen = Set<String>()
-        JobBatch.forEachLine(fd, { line, offset in
-            let job: Job
-            switch JobBatch.decodeLine(line, localZone: request.localZone) {
-            case .success(let j): job = j
-            case .failure(let p): return problem(p)
-            }
-            let id = job.id ?? JobBatch.defaultID(stem: stem, line: line.number)
-            if settled.contains(id) { return }
-            guard Job.isValidID(id), seen.insert(id).inserted else {
-                let message = "id '\(id)' appears twice"
-                return problem(.init(line: line.number, message: message, redacted: message))
-            }
-            do throws(JobError) {
-                let first = try Self.firstOccurrence(of: job, request, now: now)
-                // Past 4 GiB only if the file grew while it was read (it was at most 1 GiB).
-                guard let at = UInt32(exactly: offset), let length = UInt32(exactly: line.bytes.count) else {
-                    return problem(.init(line: line.number, message: "the file grew past 1 GiB while it was read", redacted: "file too large"))
-                }
-                candidates.append(CheckedLine(id: id, first: first, hash: Self.hash(line.bytes), offset: at, length: length, kind: job.kind))
-            } catch {
-                problem(.init(line: line.number, message: error.description, redacted: error.reason))
-            }
-        }, tooLong: { problem($0) })
-        seen = []  // 4 MB at 100,000 ids, not needed while the batch is filed
+        var checked = checkLines(fd, size: Int(clamping: st.st_size), stem: stem, settled: settled, request, now: now)
+        var problems = checked.problems
+        let problemCount = checked.problemCount
+        let candidates = checked.candidates
+        checked = Checked()
         // A resumed batch was whole when it was claimed; a line that no longer fits (a schedule
         // that has ended since) has nothing left to show.
         if !problems.isEmpty && !resumed {
@@ -176,6 +153,115 @@ public struct IntakeReader: Sendable {
                                                   isFirst: start == 0, isLast: end == order.count, resumed: resumed))]))
             start = end
         } while start < order.count
+    }
+
+    /// What the check of a batch's lines (or of a stretch of them) found. Only the first
+    /// problems are told (the reason quotes 20): a batch of ten million bad lines must not hold
+    /// ten million messages.
+    struct Checked: Sendable {
+        var candidates: [CheckedLine] = []
+        var problems: [JobBatch.Problem] = []
+        var problemCount = 0
+        var ids = Set<String>()
+        /// In a stretch after the first: lines without an id (their index in `candidates`, their
+        /// number in the stretch), whose ids are made from line numbers once the stretch
+        /// before is counted.
+        var unnamed: [(index: Int, line: Int)] = []
+        var lines = 0
+
+        mutating func problem(_ p: JobBatch.Problem) { problemCount += 1; if problems.count < 100 { problems.append(p) } }
+    }
+
+    /// A batch this large is checked in two halves side by side (the check is a fifth of the
+    /// time a batch takes in: BENCHMARKS.md, "Intake throughput").
+    static let twoHalvesSize = 1 << 20
+
+    /// Checks every line of `fd`. A large batch is split after the newline nearest its middle
+    /// and its halves checked on two threads, then joined as one pass would have found them:
+    /// the second half's line numbers, and the ids made from them, follow the first's. When
+    /// the halves share an id (a refused batch, whose message must name the right line), or a
+    /// made id is taken, the batch is checked again in one pass.
+    func checkLines(_ fd: Int32, size: Int, stem: String, settled: Set<String>, _ request: IntakeRequest, now: Instant) -> Checked {
+        func onePass() -> Checked {
+            var whole = checkStretch(fd, from: 0, to: nil, first: true, stem: stem, settled: settled, request, now: now)
+            whole.ids = []  // 4 MB at 100,000 ids, not needed while the batch is filed
+            return whole
+        }
+        guard size >= Self.twoHalvesSize, let split = Self.lineStart(after: size / 2, in: fd, size: size) else { return onePass() }
+        let halves = Mutex<[Checked]>([Checked(), Checked()])
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            let half = checkStretch(fd, from: k == 0 ? 0 : split, to: k == 0 ? split : nil, first: k == 0,
+                                    stem: stem, settled: settled, request, now: now)
+            halves.withLock { $0[k] = half }
+        }
+        var (joined, second) = halves.withLock { ($0[0], $0[1]) }
+        let base = joined.lines
+        for (index, line) in second.unnamed {
+            let id = JobBatch.defaultID(stem: stem, line: base + line)
+            guard !settled.contains(id), Job.isValidID(id), !joined.ids.contains(id), second.ids.insert(id).inserted else {
+                return onePass()
+            }
+            second.candidates[index].id = id
+        }
+        guard joined.ids.isDisjoint(with: second.ids) else { return onePass() }
+        joined.ids = []
+        joined.candidates += second.candidates
+        joined.problems += second.problems.map { var p = $0; p.line += base; return p }
+        joined.problems.sort { $0.line < $1.line }
+        joined.problems = Array(joined.problems.prefix(100))
+        joined.problemCount += second.problemCount
+        joined.lines += second.lines
+        return joined
+    }
+
+    /// Checks the lines from `start` to `end` (the file's end when nil). In the first stretch a
+    /// line without an id gets one from its number; later stretches leave that to `checkLines`.
+    func checkStretch(_ fd: Int32, from start: Int, to end: Int?, first: Bool, stem: String, settled: Set<String>,
+                      _ request: IntakeRequest, now: Instant) -> Checked {
+        var checked = Checked()
+        checked.lines = JobBatch.forEachLine(fd, from: start, to: end, { line, offset in
+            let job: Job
+            switch JobBatch.decodeLine(line, localZone: request.localZone) {
+            case .success(let j): job = j
+            case .failure(let p): return checked.problem(p)
+            }
+            var id = job.id
+            if id == nil && first { id = JobBatch.defaultID(stem: stem, line: line.number) }
+            if let id {
+                if settled.contains(id) { return }
+                guard Job.isValidID(id), checked.ids.insert(id).inserted else {
+                    let message = "id '\(id)' appears twice"
+                    return checked.problem(.init(line: line.number, message: message, redacted: message))
+                }
+            }
+            do throws(JobError) {
+                let firstTime = try Self.firstOccurrence(of: job, request, now: now)
+                // Past 4 GiB only if the file grew while it was read (it was at most 1 GiB).
+                guard let at = UInt32(exactly: offset), let length = UInt32(exactly: line.bytes.count) else {
+                    return checked.problem(.init(line: line.number, message: "the file grew past 1 GiB while it was read", redacted: "file too large"))
+                }
+                if id == nil { checked.unnamed.append((checked.candidates.count, line.number)) }
+                checked.candidates.append(CheckedLine(id: id, first: firstTime, hash: Self.hash(line.bytes), offset: at, length: length, kind: job.kind))
+            } catch {
+                checked.problem(.init(line: line.number, message: error.description, redacted: error.reason))
+            }
+        }, tooLong: { checked.problem($0) })
+        return checked
+    }
+
+    /// Where the first line starting after `offset` starts; nil when none does before `size`.
+    static func lineStart(after offset: Int, in fd: Int32, size: Int) -> Int? {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var at = offset
+        while at < size {
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(at)) }
+            guard n > 0 else { return nil }
+            if let newline = chunk[0..<n].firstIndex(of: UInt8(ascii: "\n")) {
+                return at + newline + 1 < size ? at + newline + 1 : nil
+            }
+            at += n
+        }
+        return nil
     }
 
     /// A checked line of a batch: where it lies and what its part tells the engine. 48 bytes

@@ -1,12 +1,16 @@
 extension JobBatch {
     /// Calls `body` with each non-blank line of `fd` and its byte offset, reading a chunk at a
     /// time: a batch of any size is checked in bounded memory. A line too long to be a job is
-    /// reported with `tooLong` (its bytes are not kept).
-    public static func forEachLine(_ fd: Int32, _ body: (Line, _ offset: Int) -> Void, tooLong: (Problem) -> Void) {
+    /// reported with `tooLong` (its bytes are not kept). With `start` and `end`, the lines of
+    /// that stretch (which starts a line), numbered from 1 within it. Returns how many lines
+    /// (blank ones too) it had.
+    @discardableResult
+    public static func forEachLine(_ fd: Int32, from start: Int = 0, to end: Int? = nil, _ body: (Line, _ offset: Int) -> Void,
+                                   tooLong: (Problem) -> Void) -> Int {
         var number = 0
-        var offset = 0  // of the current line's first byte
+        var offset = start  // of the current line's first byte
         var long = false
-        FileSystem.forEachLine(fd) { bytes, piece in
+        FileSystem.forEachLine(fd, from: start, to: end) { bytes, piece in
             switch piece {
             case .part:
                 if !long { number += 1; tooLong(Self.tooLong(number)) }
@@ -21,5 +25,6 @@ extension JobBatch {
                 offset += bytes.count + 1
             }
         }
+        return number
     }
 }
