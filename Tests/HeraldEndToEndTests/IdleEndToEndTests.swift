@@ -14,6 +14,17 @@ import Testing
         let socket = try NotifySocket(directory: scene.directory)
         scene.extraEnvironment = ["NOTIFY_SOCKET": socket.path]
         let daemon = try scene.startDaemon()
+        // A batch over 1 MiB first: its check runs on two threads, and a pool of libdispatch's
+        // (its global queues) left a timer waking heraldd every second after that.
+        let start = Date().addingTimeInterval(7200)
+        let lines = (0..<10_000).map { k in
+            "{\"version\":1,\"kind\":\"reminder\",\"id\":\"idle-\(k)\",\"at\":\"\(ISO8601DateFormatter().string(from: start.addingTimeInterval(Double(k))))\",\"text\":\"a batch over a mebibyte, line \(k)\"}"
+        }
+        let batch = lines.joined(separator: "\n") + "\n"
+        #expect(batch.utf8.count > 1 << 20)
+        let imported = try scene.herald("import", "-", stdin: batch)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(waitUntil(timeout: 60) { scene.status()?.pending == 10_000 })
         try scene.herald("remind", "--in", "1s", "Soon")
         try scene.herald("remind", "--in", "1h", "Later")
         _ = try scene.server!.waitForNotifications(1)
@@ -22,11 +33,11 @@ import Testing
         #expect(waitUntil { scene.history().contains { $0.title == "Soon" } })
         let soon = try #require(scene.history().first { $0.title == "Soon" })
         #expect(soon.outcome == .shown)
-        #expect(waitUntil { scene.status()?.pending == 1 })
+        #expect(waitUntil { scene.status()?.pending == 10_001 })
         #expect(waitUntil {
             guard let last = socket.messages().last(where: { $0.text.hasPrefix("STATUS=") })?.text,
                   let next = last.components(separatedBy: ", next ").last.flatMap(ISO8601.parseInstant) else { return false }
-            return last.hasPrefix("STATUS=1 job pending, next ") && next - soon.time > .seconds(1800)  // "Later"'s time
+            return last.hasPrefix("STATUS=10001 jobs pending, next ") && next - soon.time > .seconds(1800)  // "Later"'s time
         })
         // The measure itself: 3 s in which nothing is due. Dispatch's idle worker threads end
         // 5 s after their last work; a thread that has ended by the second look is not counted.

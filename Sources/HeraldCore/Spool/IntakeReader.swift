@@ -172,6 +172,8 @@ public struct IntakeReader: Sendable {
         mutating func problem(_ p: JobBatch.Problem) { problemCount += 1; if problems.count < 100 { problems.append(p) } }
     }
 
+    private static let halfQueue = DispatchQueue(label: "herald.intake.half", qos: .utility)
+
     /// A batch this large is checked in two halves side by side (the check is a fifth of the
     /// time a batch takes in: BENCHMARKS.md, "Intake throughput").
     static let twoHalvesSize = 1 << 20
@@ -188,13 +190,19 @@ public struct IntakeReader: Sendable {
             return whole
         }
         guard size >= Self.twoHalvesSize, let split = Self.lineStart(after: size / 2, in: fd, size: size) else { return onePass() }
-        let halves = Mutex<[Checked]>([Checked(), Checked()])
-        DispatchQueue.concurrentPerform(iterations: 2) { k in
-            let half = checkStretch(fd, from: k == 0 ? 0 : split, to: k == 0 ? split : nil, first: k == 0,
-                                    stem: stem, settled: settled, request, now: now)
-            halves.withLock { $0[k] = half }
+        // The second half on a serial queue of its own: the global concurrent queues
+        // (`concurrentPerform`) start libdispatch's worker-pool monitor, a timer that then wakes
+        // heraldd every second for good (`make bench`'s idle row).
+        let secondHalf = Mutex<Checked?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Self.halfQueue.async { [self] in
+            let half = checkStretch(fd, from: split, to: nil, first: false, stem: stem, settled: settled, request, now: now)
+            secondHalf.withLock { $0 = half }
+            done.signal()
         }
-        var (joined, second) = halves.withLock { ($0[0], $0[1]) }
+        var joined = checkStretch(fd, from: 0, to: split, first: true, stem: stem, settled: settled, request, now: now)
+        done.wait()
+        var second = secondHalf.withLock { $0 } ?? Checked()
         let base = joined.lines
         for (index, line) in second.unnamed {
             let id = JobBatch.defaultID(stem: stem, line: base + line)
