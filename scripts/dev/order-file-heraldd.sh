@@ -72,17 +72,17 @@ done
 waitfor() {  # waitfor WHAT: until heraldd's log says it (callgrind is slow; give it minutes)
     n=0
     until grep -q "$1" "$work/heraldd.log"; do
-        n=$((n + 1)); [ $n -lt 1500 ] || { echo "order-file-heraldd: heraldd never logged '$1'" >&2; exit 1; }
+        n=$((n + 1)); [ $n -lt 1500 ] || { echo "order-file-heraldd: heraldd never logged '$1':" >&2; tail -20 "$work/heraldd.log" >&2; exit 1; }
         sleep 0.2
     done
 }
 waitfor "Batch accepted"
 # The CLI's questions and orders go through heraldd.sock; a reminder fires on the console.
-herald remind --in 2s "Tea is ready"
 herald list
 herald status
 herald snooze "$(ls "$work/spool/jobs" | grep -v order- | head -1 | cut -d@ -f1)" 1h
 herald cancel order-7
+herald remind --in 2s "Tea is ready"  # after the snooze, which must not pick it
 waitfor "Job fired"
 kill -HUP "$(cat "$work/pid")"  # a config reload
 waitfor "Configuration reloaded"
