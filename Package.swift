@@ -66,9 +66,11 @@ let package = Package(
             // Release: the code heraldd runs laid out together (linker/heraldd.order), so the
             // resident daemon maps a megabyte of it, not half its text (BENCHMARKS.md, "Memory
             // per pending job").
+            // Bound at load: full RELRO with BIND_NOW.
             linkerSettings: [.unsafeFlags(["-use-ld=lld",
                                            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/heraldd.order",
-                                           "-Xlinker", "--no-warn-symbol-ordering"],
+                                           "-Xlinker", "--no-warn-symbol-ordering",
+                                           "-Xlinker", "-z", "-Xlinker", "now"],
                                           .when(configuration: .release))]
         ),
         .executableTarget(
@@ -87,7 +89,8 @@ let package = Package(
                                           .when(configuration: .release))]
         ),
         // Reads Loop Habit Tracker backups for `herald habit import` (SQLite through GRDB).
-        .executableTarget(name: "herald-loop-db", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        .executableTarget(name: "herald-loop-db", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+                          linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"], .when(configuration: .release))]),
         .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
         .executableTarget(name: "herald-fuzz", dependencies: ["HeraldCore", "HeraldFuzz"]),
         // The private bus, notify socket and process helpers of herald-bench and the end-to-end tests.
