@@ -137,10 +137,7 @@ struct JobRecords: Sendable {
     /// Puts `id` in the index at `due`, or moves it there (a record is made if it has none).
     mutating func schedule(_ id: String, at due: Instant) {
         let sequence = takeSequence()
-        table.updateQuietly(id, default: Packed()) { p in
-            if p.sequence == 0 { scheduledCount += 1 }
-            p.sequence = UInt32(truncatingIfNeeded: sequence)
-        }
+        mark(id, sequence)
         heap.insert(Entry(due: due, id: id, sequence: sequence))
         compactIfNeeded()
     }
@@ -151,10 +148,7 @@ struct JobRecords: Sendable {
         added.reserveCapacity(entries.count)
         for (id, due) in entries {
             let sequence = takeSequence()
-            table.updateQuietly(id, default: Packed()) { p in
-                if p.sequence == 0 { scheduledCount += 1 }
-                p.sequence = UInt32(truncatingIfNeeded: sequence)
-            }
+            mark(id, sequence)
             added.append(Entry(due: due, id: id, sequence: sequence))
         }
         heap.insert(contentsOf: added)
@@ -171,10 +165,7 @@ struct JobRecords: Sendable {
             let sequence = takeSequence()
             added.append(Entry(due: Instant(microseconds: fireAt), id: id, sequence: sequence))
         }
-        for entry in added {
-            table.updateQuietly(entry.id, default: Packed()) { $0.sequence = UInt32(truncatingIfNeeded: entry.sequence) }
-        }
-        scheduledCount += added.count
+        for entry in added { mark(entry.id, entry.sequence) }
         if heap.isEmpty {
             heap = Heap(consume added)
         } else {
@@ -234,6 +225,14 @@ struct JobRecords: Sendable {
 
     /// The shards, for a snapshot (`JobTable`).
     var packed: ShardedDictionary<String, Packed> { table }
+
+    /// Makes `sequence` the record's live heap entry (a record is made if it has none).
+    private mutating func mark(_ id: String, _ sequence: UInt64) {
+        table.updateQuietly(id, default: Packed()) { p in
+            if p.sequence == 0 { scheduledCount += 1 }
+            p.sequence = UInt32(truncatingIfNeeded: sequence)
+        }
+    }
 
     private mutating func takeSequence() -> UInt64 {
         nextSequence += 1
