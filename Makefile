@@ -10,6 +10,17 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 
+# libnotify's pkg-config file without gdk-pixbuf's library, which heraldd does not use
+# (packaging/pkgconfig/libnotify.pc says why).
+export PKG_CONFIG_PATH := $(CURDIR)/packaging/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+# herald-loop-db is C: released, it is compiled by the system's C compiler with Debian's
+# hardening flags, since SwiftPM links every executable with the Swift runtime (6 MB for a
+# program that has no Swift; BENCHMARKS.md, "Installed size").
+CC ?= cc
+LOOPDB_FLAGS = -O2 -g -Wall -Wextra -Wformat -Werror=format-security -fstack-protector-strong \
+	-fstack-clash-protection -fcf-protection -D_FORTIFY_SOURCE=2 -fPIE -pie \
+	-Wl,-z,relro -Wl,-z,now -Wl,--as-needed
+
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 UNITDIR = $(DESTDIR)$(PREFIX)/share/systemd/user
 SHAREDIR = $(DESTDIR)$(PREFIX)/share/herald
@@ -43,6 +54,7 @@ build: deps
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
+	$(CC) $(LOOPDB_FLAGS) -o .build/release/herald-loop-db Sources/herald-loop-db/main.c -lsqlite3
 
 ## Every test: unit tests and end-to-end tests on a private D-Bus session bus.
 test: test-deps
@@ -114,10 +126,12 @@ run: release
 deb: release
 	@scripts/dev/install-deps.sh deb
 	scripts/packaging/make-deb.sh
-	lintian --fail-on error,warning herald_$$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)_amd64.deb
+	lintian --pedantic -I --fail-on error,warning,info herald_$$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)_amd64.deb
 
-## Install the package into a fresh Debian 12 root (debootstrap, cached in ~/.cache/herald) and
-## test it there: herald doctor, a popup through heraldd's console notifier, purge. Needs root.
+## Check the package (size, lintian, hardening), then install it into a fresh Debian 12 root
+## (debootstrap, cached in ~/.cache/herald) and test it there: herald doctor, popups through the
+## console and through libnotify to a notification server on a private bus, an upgrade from the
+## previous release keeping the spool (built once from git and cached), purge. Needs root.
 test-deb: deb
 	@deb=herald_$$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)_amd64.deb; \
 	if [ "$$(id -u)" -eq 0 ]; then scripts/packaging/test-deb.sh "$$deb"; else sudo scripts/packaging/test-deb.sh "$$deb"; fi
@@ -132,17 +146,17 @@ install: release
 	@echo "Check the set-up with 'herald doctor'; try it with 'herald demo load'."
 	@echo "Example configuration: $(PREFIX)/share/herald/config.yaml.example (copy it to ~/.config/herald/config.yaml)"
 
-## Generate the man pages and completions from BUILD_DIR's binaries into .build/generated.
+## Generate herald's man page and completions from BUILD_DIR's herald into .build/generated,
+## beside heraldd's (written by hand in man/ and completions/: heraldd has no argument parser).
 man completions: $(GENERATE_MANUAL)
 	@test -x $(BUILD_DIR)/herald -a -x $(BUILD_DIR)/heraldd -a -x $(BUILD_DIR)/herald-loop-db || { echo "no herald/heraldd in $(BUILD_DIR): build first" >&2; exit 1; }
 	rm -rf $(GENERATED) && mkdir -p $(GENERATED)/man $(GENERATED)/completions
 	$(GENERATE_MANUAL) $(BUILD_DIR)/herald --authors "Herald's authors" -o $(GENERATED)/man
-	$(GENERATE_MANUAL) $(BUILD_DIR)/heraldd --authors "Herald's authors" -o $(GENERATED)/man
-	for tool in herald heraldd; do \
-	  $(BUILD_DIR)/$$tool --generate-completion-script bash > $(GENERATED)/completions/$$tool.bash && \
-	  $(BUILD_DIR)/$$tool --generate-completion-script zsh > $(GENERATED)/completions/_$$tool && \
-	  $(BUILD_DIR)/$$tool --generate-completion-script fish > $(GENERATED)/completions/$$tool.fish || exit 1; \
-	done
+	$(BUILD_DIR)/herald --generate-completion-script bash > $(GENERATED)/completions/herald.bash
+	$(BUILD_DIR)/herald --generate-completion-script zsh > $(GENERATED)/completions/_herald
+	$(BUILD_DIR)/herald --generate-completion-script fish > $(GENERATED)/completions/herald.fish
+	cp man/heraldd.1 $(GENERATED)/man/heraldd.1
+	cp completions/heraldd.bash completions/_heraldd completions/heraldd.fish $(GENERATED)/completions/
 
 $(GENERATE_MANUAL):
 	$(SWIFT) build --product generate-manual

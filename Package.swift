@@ -19,7 +19,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -49,7 +48,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        .target(name: "CHeraldSys"),
+        // glibc's checked string and I/O functions where sizes are known (-D_FORTIFY_SOURCE=2 needs
+        // the optimiser, so release only; lintian's hardening-no-fortify-functions).
+        .target(name: "CHeraldSys", cSettings: [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]),
         // argc/argv for CommandLine without the standard library's start-up scan (herald_argv.c).
         .target(name: "CHeraldArgv"),
         .target(
@@ -60,7 +61,6 @@ let package = Package(
             name: "heraldd",
             dependencies: [
                 "HeraldCore", "HeraldNotify", "CHeraldSys", "CHeraldArgv",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Release: the code heraldd runs laid out together (linker/heraldd.order), so the
@@ -88,9 +88,11 @@ let package = Package(
                                            "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims"],
                                           .when(configuration: .release))]
         ),
-        // Reads Loop Habit Tracker backups for `herald habit import` (SQLite through GRDB).
-        .executableTarget(name: "herald-loop-db", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
-                          linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"], .when(configuration: .release))]),
+        // Reads Loop Habit Tracker backups for `herald habit import`: C on the system's libsqlite3
+        // (BENCHMARKS.md, "Installed size").
+        .executableTarget(name: "herald-loop-db",
+                          linkerSettings: [.linkedLibrary("sqlite3"),
+                                           .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"], .when(configuration: .release))]),
         .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
         .executableTarget(name: "herald-fuzz", dependencies: ["HeraldCore", "HeraldFuzz"]),
         // The private bus, notify socket and process helpers of herald-bench and the end-to-end tests.

@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <pthread.h>
+#include <string.h>
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -111,4 +113,11 @@ int herald_link_unnamed(int fd, int dirfd, const char *name) {
 
 int herald_syncfs(int fd) {
     return syncfs(fd);
+}
+
+int herald_name_this_thread(const char *name) {
+    char short_name[16];
+    strncpy(short_name, name, sizeof short_name - 1);
+    short_name[sizeof short_name - 1] = '\0';
+    return pthread_setname_np(pthread_self(), short_name);
 }

@@ -38,7 +38,7 @@ extension Fuzzer {
 
     /// A seed job with one field changed, dropped or added, serialized again.
     mutating func mutateJob(_ seed: [UInt8]) -> [UInt8]? {
-        guard case .object(var o)? = try? JSONValue.parse(Data(seed)) else { return nil }
+        guard case .object(var o)? = try? JSONValue.parse(Array(seed)) else { return nil }
         for _ in 0..<(1 + Int(rng.next() % 3)) {
             let key = Self.jobKeys[Int(rng.next() % UInt64(Self.jobKeys.count))]
             if rng.next() % 5 == 0 { o.removeValue(forKey: key) } else {

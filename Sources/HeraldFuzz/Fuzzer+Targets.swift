@@ -27,8 +27,8 @@ extension Fuzzer {
         let text = String(decoding: input, as: UTF8.self)
         switch target {
         case .job:
-            guard let job = try? Job.decode(Data(input)) else { return }
-            let again = try? Job.decode(Data(job.encoded().utf8))
+            guard let job = try? Job.decode(Array(input)) else { return }
+            let again = try? Job.decode(Array(job.encoded().utf8))
             if again != job { throw finding(target, input, "the job does not survive encode/decode") }
             try behave(job, config: HeraldConfig(), target, input)
         case .span:
@@ -50,7 +50,7 @@ extension Fuzzer {
         case .calendar:
             try calendar(input, target)
         case .config:
-            guard let config = try? ConfigLoader.load(contents: Data(input), path: "/fuzz/config.yaml",
+            guard let config = try? ConfigLoader.load(contents: Array(input), path: "/fuzz/config.yaml",
                                                       environment: ["HOME": "/home/fuzz"]) else { return }
             try configInUse(config, target, input)
         }
@@ -130,7 +130,7 @@ extension Fuzzer {
             guard let (job, _) = CalendarPlanner.job(for: byUID[uid]!, file: "/fuzz/calendar.ics", source: source,
                                                       since: now - .seconds(86_400), localZone: berlin) else { continue }
             let decoded: Job
-            do { decoded = try Job.decode(Data(job.encoded().utf8)) } catch {
+            do { decoded = try Job.decode(Array(job.encoded().utf8)) } catch {
                 throw finding(target, input, "the planned job for UID \(uid.debugDescription) is refused: \(error)")
             }
             try behave(decoded, config: HeraldConfig(), target, input)
@@ -142,7 +142,7 @@ extension Fuzzer {
         #"{"version":1,"kind":"delivery","at":"2026-11-23T13:00:00Z","recipient":{"name":"Zoë"},"items":[{"name":"milk","quantity":2}]}"#,
         #"{"version":1,"kind":"reminder","at":"2026-11-23T13:00:00Z","text":"Tea","repeat":"5m"}"#,
         #"{"version":1,"kind":"habit","every":"*-*-* 09..17:00","title":"Water","times":"3/week"}"#,
-    ].compactMap { try? Job.decode(Data($0.utf8)) }
+    ].compactMap { try? Job.decode(Array($0.utf8)) }
 
     /// A loaded config put to use: its templates, lead, snooze choices, quiet hours, grace and
     /// retention, in the arithmetic heraldd does with them.

@@ -1,19 +1,19 @@
 import CLibNotify
-import Foundation
+import Dispatch
+import HeraldCore
 
 /// One thread running `g_main_loop_run` on GLib's default context. Every libnotify call
 /// and callback happens here; other threads hand work over with `perform`.
 final class GLibThread: @unchecked Sendable {
     private let loop: OpaquePointer
-    private var thread: Thread?
 
     init(name: String = "herald.glib") {
         loop = g_main_loop_new(nil, 0)
         let handle = LoopHandle(loop: loop)
-        let thread = Thread { g_main_loop_run(handle.loop) }
-        thread.name = name
-        self.thread = thread
-        thread.start()
+        // Without its thread no popup could ever go out: stop here rather than run deaf.
+        guard DetachedThread.start(name: name, { g_main_loop_run(handle.loop) }) else {
+            fatalError("heraldd: cannot start the GLib thread")
+        }
     }
 
     /// Runs `work` on the GLib thread, in order with other work (g_idle_add_full).

@@ -1,5 +1,5 @@
 import CLibNotify
-import Foundation
+import Dispatch
 import HeraldCore
 import Logging
 import Synchronization
@@ -317,8 +317,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// An icon name as is; an image path as a `file://` URI (the spec's app_icon forms).
     static func iconReference(_ icon: String?) -> String? {
         guard let icon, !icon.isEmpty else { return nil }
-        guard icon.hasPrefix("/") else { return icon }
-        return URL(fileURLWithPath: icon).absoluteString
+        return FileURI.from(path: icon) ?? icon
     }
 
     /// What went wrong, from a GError's domain and code; the detail is the error's message.

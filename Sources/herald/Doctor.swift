@@ -66,6 +66,15 @@ struct DoctorCheck {
 struct DoctorChecks {
     let global: GlobalOptions
     let environment = HeraldCore.Environment.current()
+    var home: String { environment["HOME"] ?? "" }
+    /// How this herald was installed, for hints that name the right commands.
+    var installation: Installation {
+        guard let exe = Self.ownExecutable() else { return .build }
+        // The package's herald is /usr/bin/herald beside its copyright file, which every Debian
+        // package ships and `make install` never writes (dpkg's database is dpkg's own).
+        let packaged = exe == "/usr/bin/herald" && FileSystem.exists("/usr/share/doc/herald/copyright", followLinks: true)
+        return Installation.classify(executable: exe, packaged: packaged) { FileSystem.exists($0 + "/share/herald", followLinks: true) }
+    }
 
     func run() -> [DoctorCheck] {
         let resolved = Resolution.resolve(spool: global.spool, config: global.config, environment: environment)
@@ -78,7 +87,7 @@ struct DoctorChecks {
 
     func checkConfig(_ resolved: Resolution) -> DoctorCheck {
         if let error = resolved.configError {
-            return .fail("config", "\(error)", fix: "correct the file (every key is described in config.yaml.example, from 'make install')")
+            return .fail("config", "\(error)", fix: "correct the file (every key is described in \(installation.exampleConfig))")
         }
         let path = resolved.configPath
         return .pass("config", FileSystem.exists(path, followLinks: true) ? "\(path) parses" : "no file at \(path): the defaults apply")
@@ -101,12 +110,11 @@ struct DoctorChecks {
             return .pass("spool", "\(spool.root) (mode 0\(mode), owned by you)")
         } catch {
             let text = error.description
-            let fix = text.contains("chmod") ? "chmod 700 the directory named" :
-                text.contains("owned by") ? "chown it to yourself, or use a spool of your own (--spool, HERALD_SPOOL)" :
+            let fix = text.includes("chmod") ? "chmod 700 the directory named" :
+                text.includes("owned by") ? "chown it to yourself, or use a spool of your own (--spool, HERALD_SPOOL)" :
                 "move the thing in the way and let heraldd create the spool"
-            var detail = text
-            if let cut = detail.firstRange(of: ": run chmod") { detail = String(detail[..<cut.lowerBound]) }
-            return .fail("spool", detail, fix: text.contains("chmod") ? "chmod 700 '\(Self.quotedPath(in: text) ?? spool.root)'" : fix)
+            let detail = text.prefix(upTo: ": run chmod")
+            return .fail("spool", detail, fix: text.includes("chmod") ? "chmod 700 '\(Self.quotedPath(in: text) ?? spool.root)'" : fix)
         }
     }
 
@@ -121,12 +129,12 @@ struct DoctorChecks {
     func checkBusAndServer() -> (DoctorCheck, DoctorCheck) {
         let address = environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""
         guard let heraldd = Self.findHeraldd(environment: environment) else {
-            let fix = "install heraldd next to herald or on PATH ('make install')"
+            let fix = "install heraldd next to herald or on PATH (\(installation.reinstall(home: home)))"
             return (.fail("session bus", "cannot check: heraldd not found", fix: fix),
                     .fail("notification server", "cannot check: heraldd not found", fix: fix))
         }
         let output = Self.probe(heraldd, timeout: .seconds(15))
-        guard let output, let answer = ProbeAnswer(json: Data(output.utf8)) else {
+        guard let output, let answer = ProbeAnswer(json: Array(output.utf8)) else {
             let why = output == nil ? "heraldd --probe did not finish" : "heraldd --probe printed something unexpected"
             let fix = "run '\(heraldd) --probe' to see what it says"
             return (.fail("session bus", why, fix: fix), .fail("notification server", why, fix: fix))
@@ -165,15 +173,18 @@ struct DoctorChecks {
         return String(decoding: run.standardOutput, as: UTF8.self)
     }
 
+    /// The running herald's own path.
+    static func ownExecutable() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// heraldd next to this herald (as installed, or in the build directory), else on PATH.
     static func findHeraldd(environment: HeraldCore.Environment) -> String? {
         var candidates: [String] = []
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 {
-            let own = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = own.lastIndex(of: "/") { candidates.append(String(own[..<slash]) + "/heraldd") }
-        }
+        if let own = ownExecutable(), let slash = own.lastIndex(of: "/") { candidates.append(String(own[..<slash]) + "/heraldd") }
         for dir in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !dir.isEmpty {
             candidates.append(String(dir) + "/heraldd")
         }
@@ -187,7 +198,7 @@ struct DoctorChecks {
             return .fail("daemon", "heraldd is not running on \(spool.root)",
                          fix: "systemctl --user enable --now heraldd (or run heraldd in a terminal)")
         }
-        let status = (try? FileSystem.read(spool.statusPath, limit: 65_536)).flatMap { DaemonStatus(json: Data($0)) }
+        let status = (try? FileSystem.read(spool.statusPath, limit: 65_536)).flatMap { DaemonStatus(json: $0) }
         guard let status else { return .pass("daemon", "heraldd runs (pid \(pid)); it has not reported its version yet") }
         if status.version != HeraldVersion.string {
             return .fail("daemon", "heraldd \(status.version) runs (pid \(pid)), but this herald is \(HeraldVersion.string)",
@@ -204,7 +215,6 @@ struct DoctorChecks {
     // MARK: systemd
 
     func checkUnit() -> DoctorCheck {
-        let home = environment["HOME"] ?? ""
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
         // systemd's user unit search path, most specific first (systemd.unit(5)).
@@ -213,7 +223,7 @@ struct DoctorChecks {
                                      "/usr/local/lib/systemd/user", "/usr/lib/systemd/user"]
         let unit = "heraldd.service"
         guard let found = unitDirs.map({ $0 + "/" + unit }).first(where: { FileSystem.exists($0, followLinks: true) }) else {
-            return .fail("systemd unit", "\(unit) is not installed", fix: "make install, then systemctl --user enable --now heraldd")
+            return .fail("systemd unit", "\(unit) is not installed", fix: "\(installation.reinstall(home: home)), then systemctl --user daemon-reload && systemctl --user enable --now heraldd")
         }
         var enabledBy: String?
         for dir in configDirs {

@@ -122,7 +122,7 @@ extension Herald {
         /// The edited document, checked as heraldd would check it, with the same id.
         static func check(_ text: String, id: String, _ ctx: CLIContext) throws -> Job {
             var job: Job
-            do { job = try Job.decode(Data(text.utf8), localZone: ctx.zone) } catch {
+            do { job = try Job.decode(Array(text.utf8), localZone: ctx.zone) } catch {
                 throw EditRefusal(reason: error.description)
             }
             guard text.utf8.count <= Job.maximumFileSize else { throw EditRefusal(reason: "the job is larger than 64 KiB") }

@@ -157,7 +157,7 @@ extension Herald.HabitCommand {
                 let message = result.stderr.trimmingSpaces
                 throw CLIError.data((message.hasPrefix("herald-loop-db: ") ? String(message.dropFirst(16)) : message) + " (nothing imported)")
             }
-            do { return try LoopHabit.fromBackupJSON(Data(result.stdout.utf8), zone: ctx.zone) } catch {
+            do { return try LoopHabit.fromBackupJSON(Array(result.stdout.utf8), zone: ctx.zone) } catch {
                 throw CLIError.data("'\(file)': \(error) (nothing imported)")
             }
         }

@@ -19,6 +19,13 @@ struct Herald: ParsableCommand {
             Times are phrases such as "tomorrow 9am", "fri 17:00" or "in 2 hours" (see 'herald when'); \
             spans use systemd's syntax (15m, 1h 30min, 2d).
 
+            Files: the spool is ~/.local/state/herald ($XDG_STATE_HOME/herald), the configuration \
+            ~/.config/herald/config.yaml; every key is described in \
+            /usr/share/herald/config.yaml.example (from the Debian package; PREFIX/share/herald/ \
+            after 'make install'), the job file format in job-v1.schema.json beside it. heraldd runs \
+            as the systemd user unit heraldd.service (/usr/lib/systemd/user/), enabled with \
+            'systemctl --user enable --now heraldd'.
+
             Exit status: 0 on success, 64 for a bad option or argument, 65 for bad data (a job \
             file, an unknown job id, a bad config), 1 when something else failed.
             """,

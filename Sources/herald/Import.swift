@@ -32,7 +32,7 @@ extension Herald {
         func run() throws {
             let data = try readInput(file)
             let ctx = try CLIContext.load(global)
-            let decoded = JobBatch.decode(Array(data), localZone: ctx.zone)
+            let decoded = JobBatch.decode(data, localZone: ctx.zone)
             var problems = decoded.problems.map(\.description)
             var seen = Set<String>()
             var lines: [String] = []

@@ -118,7 +118,7 @@ extension Herald {
         /// "30 minutes are up", "1 hour is up", "1 hour 30 minutes are up".
         static func upText(_ span: Span) -> String {
             let phrase = TimeSpan.spoken(span)
-            return phrase + (phrase.hasPrefix("1 ") && !phrase.contains(" and ") && phrase.split(separator: " ").count == 2 ? " is up" : " are up")
+            return phrase + (phrase.hasPrefix("1 ") && !phrase.includes(" and ") && phrase.split(separator: " ").count == 2 ? " is up" : " are up")
         }
     }
 }

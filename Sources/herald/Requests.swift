@@ -44,7 +44,7 @@ extension Spool {
         var found: Instant?
         let needle = "\"\(id)\""
         FileSystem.forEachLineBackwards(historyPath, limit: limit) { line in
-            guard line.contains(needle), let record = HistoryRecord(jsonLine: line), record.id == id, record.outcome == .shown else { return true }
+            guard line.includes(needle), let record = HistoryRecord(jsonLine: line), record.id == id, record.outcome == .shown else { return true }
             found = record.due
             return false
         }

@@ -24,7 +24,7 @@ extension Herald {
         func run() throws {
             let ctx = try CLIContext.load(global)
             let pid = SpoolLock.runningDaemon(ctx.spool)
-            let status = FileManager.default.contents(atPath: ctx.spool.statusPath).flatMap(DaemonStatus.init(json:))
+            let status = (try? FileSystem.read(ctx.spool.statusPath, limit: 65_536)).flatMap(DaemonStatus.init(json:))
             // heraldd's table says how many and which is next; without heraldd, jobs/ is listed.
             let pending: (jobs: [PendingJob], total: Int)
             if pid != nil, let soonest = ctx.spool.soonestPending(1, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now,

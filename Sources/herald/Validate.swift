@@ -30,7 +30,7 @@ extension Herald {
                 let data = try readInput(file)
                 let label = file == "-" ? "<stdin>" : file
                 if file.hasSuffix(".jsonl") {
-                    let results = JobBatch.decode(Array(data), localZone: zone)
+                    let results = JobBatch.decode(data, localZone: zone)
                     for problem in results.problems { say("\(label):\(problem.line): \(problem.message)") }
                     bad += results.problems.count
                     if results.problems.isEmpty { say("\(label): ok (\(results.jobs.count) jobs)") }
@@ -55,20 +55,15 @@ extension Herald {
 }
 
 /// Reads a file, or standard input for "-".
-func readInput(_ file: String) throws -> Data {
-    if file == "-" {
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            data.append(contentsOf: chunk[0..<n])
-        }
-        return data
+/// Reads a file, or standard input for "-", up to the size heraldd takes a batch of.
+func readInput(_ file: String) throws -> [UInt8] {
+    let limit = IntakeReader.maximumBatchSize
+    let bytes: [UInt8]
+    do throws(FileSystemError) {
+        bytes = file == "-" ? try FileSystem.readAll(0, path: "-", limit: limit) : try FileSystem.read(file, limit: limit, followLinks: true)
+    } catch {
+        throw CLIError.data("cannot read '\(file)': \(error.reason)")
     }
-    guard let data = FileManager.default.contents(atPath: file) else {
-        throw CLIError.data("cannot read '\(file)': \(FileManager.default.fileExists(atPath: file) ? "permission denied or a directory" : "no such file")")
-    }
-    return data
+    guard bytes.count <= limit else { throw CLIError.data("'\(file)' is larger than \(limit >> 20) MiB, the most heraldd takes in one batch") }
+    return bytes
 }

@@ -1,6 +1,6 @@
 import CHeraldSys
 import Dispatch
-import Foundation
+import Glibc
 import HeraldCore
 import Logging
 
@@ -360,7 +360,7 @@ final class CalendarSync: @unchecked Sendable {
         guard encoded.utf8.count <= Job.maximumFileSize else {
             return .failure(JobError("longer than \(Job.maximumFileSize / 1024) KiB even with its texts cut"))
         }
-        do { return .success((try Job.decode(Data(encoded.utf8), localZone: localZone), encoded)) } catch { return .failure(error) }
+        do { return .success((try Job.decode(Array(encoded.utf8), localZone: localZone), encoded)) } catch { return .failure(error) }
     }
 
     /// Problems of one file logged in full; the rest are counted in one line.

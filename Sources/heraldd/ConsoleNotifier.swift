@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import Glibc
 import HeraldCore
 
 /// `heraldd --notifier console`: prints each popup on stdout instead of using D-Bus,

@@ -1,6 +1,6 @@
 import CHeraldSys
 import Dispatch
-import Foundation
+import Glibc
 import HeraldCore
 import HeraldNotify
 import Logging

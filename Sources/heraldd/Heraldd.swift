@@ -1,60 +1,43 @@
-import ArgumentParser
-import Foundation
+import Glibc
 import HeraldCore
 import HeraldNotify
 import Logging
 
 @main
-struct Heraldd: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "heraldd",
-        abstract: "Herald's daemon: fires scheduled desktop notifications from the spool.",
-        discussion: """
-            Runs in the foreground and logs to stderr. Jobs are files in the spool \
-            (default $XDG_STATE_HOME/herald); `herald` writes them, and so may any program \
-            (see the README's "Job file format"). SIGTERM or SIGINT stop it cleanly; SIGHUP \
-            reloads the configuration, keeping the old one if the new one is bad.
-            """,
-        version: HeraldVersion.string)
+struct Heraldd {
+    static func main() {
+        let arguments: DaemonArguments
+        do throws(DaemonArguments.UsageError) {
+            arguments = try DaemonArguments.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            _ = FileSystem.writeAll(2, Array("""
+                heraldd: \(TextSafety.visible(error.description))
+                Usage: heraldd [--spool <dir>] [--config <file>] [--notifier <notifier>] [--log-level <level>] [--probe]
+                  See 'heraldd --help' for more information.
 
-    enum NotifierChoice: String, ExpressibleByArgument, CaseIterable {
-        case libnotify, console
-    }
-
-    @Option(help: ArgumentHelp("The spool directory (overrides HERALD_SPOOL and the config).", valueName: "dir"))
-    var spool: String?
-
-    @Option(help: ArgumentHelp("The configuration file (overrides HERALD_CONFIG).", valueName: "file"))
-    var config: String?
-
-    @Option(help: "Where popups go: libnotify (the desktop, over D-Bus) or console (stdout).")
-    var notifier: NotifierChoice = .libnotify
-
-    @Option(name: .customLong("log-level"),
-            help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (overrides the config).",
-                               valueName: "level"))
-    var logLevel: String?
-
-    @Flag(help: "Ask the session bus and the notification server about themselves, print one line of JSON and exit (0: a server answered, 1: none did). 'herald doctor' uses it.")
-    var probe = false
-
-    func validate() throws {
-        if let logLevel, HeraldConfig.LogLevel(rawValue: logLevel) == nil {
-            throw ValidationError("'\(logLevel)' is not a log level: use \(HeraldConfig.LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+                """.utf8))
+            exit(64)
         }
-    }
-
-    func run() throws {
         let environment = Environment.current()
-        if probe {
+        switch arguments.action {
+        case .help:
+            _ = FileSystem.writeAll(1, Array(DaemonArguments.help.utf8))
+        case .version:
+            _ = FileSystem.writeAll(1, Array((HeraldVersion.string + "\n").utf8))
+        case .probe:
             let answer = ServerProbe.run(busAddress: environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
-            print(answer.json)
-            throw ExitCode(answer.serverAnswered ? 0 : 1)
+            _ = FileSystem.writeAll(1, Array((answer.json + "\n").utf8))
+            exit(answer.serverAnswered ? 0 : 1)
+        case .run:
+            run(arguments, environment: environment)
         }
-        let resolved = Resolution.resolve(spool: spool, config: config, environment: environment)
+    }
+
+    static func run(_ arguments: DaemonArguments, environment: Environment) {
+        let resolved = Resolution.resolve(spool: arguments.spool, config: arguments.config, environment: environment)
         if let error = resolved.configError { Self.fail("\(error)", code: 78) }
         let loaded = resolved.config
-        let level = Logger.Level(logLevel.flatMap(HeraldConfig.LogLevel.init(rawValue:)) ?? loaded.logLevel)
+        let level = Logger.Level(arguments.logLevel ?? loaded.logLevel)
         let levelBox = LogLevelBox(level)
         LoggingSystem.bootstrap { label in
             LevelFollowingHandler(inner: StderrLogHandler(label: "heraldd", level: level, environment: environment), box: levelBox)
@@ -72,20 +55,20 @@ struct Heraldd: ParsableCommand {
         case .failure(let e): Self.fail("\(e) ('\(spool.root)')", code: 75)
         }
         let chosen: any Notifier
-        switch notifier {
+        switch arguments.notifier {
         case .console: chosen = ConsoleNotifier(zone: TimeZoneRules.local(environment: environment), clock: SystemClock())
         case .libnotify: chosen = LibNotifyNotifier(logger: logger)
         }
         let settings = Daemon.Settings(spool: spool, config: loaded, configPath: resolved.configPath,
                                        configExplicit: resolved.configExplicit, environment: environment,
-                                       notifierName: notifier.rawValue)
+                                       notifierName: arguments.notifier.rawValue)
         let daemon = Daemon(settings: settings, notifier: chosen, lock: lock, logger: logger, levelBox: levelBox)
         daemon.run()
     }
 
     static func fail(_ message: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data("heraldd: \(TextSafety.visible(message))\n".utf8))  // may quote the config
-        Foundation.exit(code)
+        _ = FileSystem.writeAll(2, Array("heraldd: \(TextSafety.visible(message))\n".utf8))  // may quote the config
+        exit(code)
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import HeraldCore
 
 /// systemd's notify protocol (sd_notify(3)): datagrams such as `READY=1` to the socket

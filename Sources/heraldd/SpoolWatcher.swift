@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Glibc
 import HeraldCore
 
 /// Watches the spool with inotify: files arriving in `new/` and files leaving or arriving in

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import Glibc
 import HeraldCore
 import Logging
 
@@ -73,6 +74,6 @@ struct StderrLogHandler: LogHandler {
 
     static func quote(_ value: String) -> String {
         let flat = TextSafety.visible(value)
-        return flat.contains(" ") || flat.isEmpty ? "\"" + flat.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : flat
+        return flat.contains(" ") || flat.isEmpty ? "\"" + flat.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\\\"") + "\"" : flat
     }
 }

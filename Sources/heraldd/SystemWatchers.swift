@@ -1,6 +1,6 @@
 import CHeraldSys
 import Dispatch
-import Foundation
+import Glibc
 import HeraldCore
 
 /// Reports when the wall clock is set: a step by hand or NTP, or a resume from suspend
@@ -33,8 +33,9 @@ final class LocaltimeWatcher {
     private let fd: Int32
 
     init(path: String, queue: DispatchQueue, changed: @escaping () -> Void) throws {
-        let dir = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let parent = parentDirectory(of: path)
+        let dir = parent.isEmpty ? "." : parent
+        let name = path.split(separator: "/").last.map(String.init) ?? path
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw FileSystemError(operation: "start inotify on", path: dir, code: errno) }
         guard inotify_add_watch(fd, dir, UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ATTRIB)) >= 0 else {

@@ -1,4 +1,3 @@
-import Foundation
 import HeraldCore
 import Logging
 
@@ -7,7 +6,7 @@ import Logging
 /// reaped there rather than left a zombie.
 enum URLOpener {
     static func open(_ url: String, opener: String, environment: [String: String], logger: Logger) {
-        let thread = Thread {
+        let started = DetachedThread.start(name: "herald.opener") {
             let status: ProcessStatus
             do throws(SpawnError) { status = try ChildProcess.run(opener, [url], environment: environment, searchPath: true) } catch {
                 logger.warning("Cannot open the tracking page", metadata: ["opener": "\(opener)", "error": "\(error.reason)"])
@@ -17,6 +16,6 @@ enum URLOpener {
                 logger.notice("The opener failed on the tracking page", metadata: ["opener": "\(opener)", "status": "\(status)"])
             }
         }
-        thread.start()
+        if !started { logger.warning("Cannot open the tracking page", metadata: ["opener": "\(opener)", "error": "no thread"]) }
     }
 }

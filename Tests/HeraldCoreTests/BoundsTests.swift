@@ -27,11 +27,11 @@ struct BoundsTests {
 
     @Test func aJobWhoseScheduleFiresEveryMillisecondIsRefused() {
         let json = #"{"version":1,"kind":"reminder","every":"*:*:0/0.001","text":"x"}"#
-        #expect(throws: JobError.self) { try Job.decode(Data(json.utf8)) }
+        #expect(throws: JobError.self) { try Job.decode(Array(json.utf8)) }
     }
 
     func config(_ yaml: String) throws(ConfigError) -> HeraldConfig {
-        try ConfigLoader.load(contents: Data(yaml.utf8), path: "/c.yaml", environment: [:])
+        try ConfigLoader.load(contents: Array(yaml.utf8), path: "/c.yaml", environment: [:])
     }
 
     @Test func configSpansAreBounded() throws {
@@ -96,7 +96,7 @@ struct BoundsTests {
     @Test func loopBackupValuesAreCheckedBeforeTheyBecomeIntegers() {
         for (ms, value) in [("1e300", "2"), ("0", "1e300"), ("-1e20", "2"), ("0", "0.5")] {
             let json = #"{"habits":[{"name":"Run","repetitions":[["# + ms + "," + value + "]]}]}"
-            #expect(throws: LoopImportError.self) { try LoopHabit.fromBackupJSON(Data(json.utf8), zone: .utc) }
+            #expect(throws: LoopImportError.self) { try LoopHabit.fromBackupJSON(Array(json.utf8), zone: .utc) }
         }
     }
 

@@ -347,6 +347,6 @@ struct QuietHoursTests {
         #expect(open.end(containing: at("2026-11-22T21:00:00Z"), zone: .utc) == .some(nil))
         #expect(QuietState().end(containing: at("2026-11-22T21:00:00Z"), zone: .utc) == nil)
         let json = QuietSwitch(since: at("2026-11-22T20:00:00Z"), until: nil).json
-        #expect(QuietSwitch(json: Data(json.utf8)) == QuietSwitch(since: at("2026-11-22T20:00:00Z"), until: nil))
+        #expect(QuietSwitch(json: Array(json.utf8)) == QuietSwitch(since: at("2026-11-22T20:00:00Z"), until: nil))
     }
 }

@@ -10,7 +10,7 @@ struct DaemonStatusTests {
     @Test func roundTripsEveryField() throws {
         let status = DaemonStatus(pid: 42, version: "0.1.0", startedAt: started, notifier: "libnotify", pending: 7,
                                   lastError: "no server", lastErrorAt: started + .seconds(5), retryAt: started + .seconds(6))
-        let back = try #require(DaemonStatus(json: Data(status.json.utf8)))
+        let back = try #require(DaemonStatus(json: Array(status.json.utf8)))
         #expect(back == status)
     }
 

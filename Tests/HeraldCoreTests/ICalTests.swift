@@ -194,7 +194,7 @@ import Testing
         #expect(job.id == CalendarPlanner.jobID(source: "/cal", file: "/cal/d.ics", uid: "d"))
         #expect(job.id?.count == 20 && job.id?.hasPrefix("cal-") == true)
         // The job file reads back the same, and fires at its listed alarms.
-        let decoded = try Job.decode(Data(job.encoded().utf8))
+        let decoded = try Job.decode(Array(job.encoded().utf8))
         #expect(decoded == job)
         let schedule = try JobSchedule(decoded, localZone: .utc)
         #expect(schedule.first(now: now) == job.alarms[0].at)

@@ -4,7 +4,7 @@ import Testing
 @testable import HeraldModel
 
 struct JobCodecTests {
-    func decode(_ text: String) throws(JobError) -> Job { try Job.decode(Data(text.utf8)) }
+    func decode(_ text: String) throws(JobError) -> Job { try Job.decode(Array(text.utf8)) }
 
     @Test func decodesACompleteDelivery() throws {
         let job = try decode("""
@@ -129,7 +129,7 @@ struct JobCodecTests {
 
     @Test func aBadCalendarExpressionIsRefusedInTheJob() {
         #expect(throws: JobError("field 'every' is not a calendar expression", value: "\"25:00\"", detail: "hour 25 is out of range 0..23")) {
-            try Job.decode(Data("{\"version\":1,\"kind\":\"reminder\",\"every\":\"25:00\",\"text\":\"x\"}".utf8))
+            try Job.decode(Array("{\"version\":1,\"kind\":\"reminder\",\"every\":\"25:00\",\"text\":\"x\"}".utf8))
         }
     }
 }

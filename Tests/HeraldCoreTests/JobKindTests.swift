@@ -41,7 +41,7 @@ struct JobKindTests {
 
     @Test func eachKindRefusesAnotherKindsFields() {
         let text = "{\"version\":1,\"kind\":\"reminder\",\"at\":\"2026-11-22T10:00Z\",\"text\":\"x\",\"lead\":\"5m\"}"
-        #expect(throws: JobError("field 'lead' is only for deliveries")) { try Job.decode(Data(text.utf8)) }
+        #expect(throws: JobError("field 'lead' is only for deliveries")) { try Job.decode(Array(text.utf8)) }
     }
 
     @Test func listingsSummariseEachKindInOneLine() {
@@ -57,7 +57,7 @@ struct JobKindTests {
 
 /// The popup fields: `url` (deliveries), `repeat` (reminders), `sound` (all).
 struct PopupFieldTests {
-    func decode(_ json: String) throws(JobError) -> Job { try Job.decode(Data(json.utf8)) }
+    func decode(_ json: String) throws(JobError) -> Job { try Job.decode(Array(json.utf8)) }
 
     @Test func roundTrip() throws {
         let d = try decode(#"{"version":1,"kind":"delivery","at":"2026-11-22T09:00:00Z","url":"https://t.example/1?x=a&b","sound":"none"}"#)

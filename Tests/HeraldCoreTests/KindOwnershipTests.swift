@@ -81,7 +81,7 @@ import Testing
         #expect(text == #"{"version":1,"kind":"delivery","id":"d","at":"2027-01-15T08:00:00Z","tags":["x"],"#
             + #""recipient":{"name":"Ada","address":"1 Elm St"},"items":[{"name":"Book","quantity":2}],"lead":"20min","#
             + #""url":"https://t.example/1"}"#)
-        #expect(try Job.decode(Data(text.utf8)) == job)
+        #expect(try Job.decode(Array(text.utf8)) == job)
         // The heads-up comes from the kind's lead, and the kind names both firings.
         let schedule = try JobSchedule(job, localZone: .utc)
         #expect(schedule.warnings == [.minutes(20)])
@@ -93,10 +93,10 @@ import Testing
         job.target = HabitTarget(amount: 8, unit: "glasses")
         let text = job.encoded()
         #expect(text == #"{"version":1,"kind":"habit","id":"h","every":"*-*-* 09:00","title":"Water","target":8,"unit":"glasses"}"#)
-        #expect(try Job.decode(Data(text.utf8)) == job)
+        #expect(try Job.decode(Array(text.utf8)) == job)
         // Another kind's field is refused by name before the habit reads its own.
         #expect(throws: JobError("field 'lead' is only for deliveries")) {
-            try Job.decode(Data(#"{"version":1,"kind":"habit","every":"daily","title":"W","lead":"5m","target":-1}"#.utf8))
+            try Job.decode(Array(#"{"version":1,"kind":"habit","every":"daily","title":"W","lead":"5m","target":-1}"#.utf8))
         }
     }
 }

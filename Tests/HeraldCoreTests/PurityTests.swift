@@ -101,21 +101,21 @@ import Testing
         let mars = try #require(TimeZoneRules(posix: "MST-5"))
         let lookup: ZoneLookup = { $0 == "Mars/Olympus" ? mars : nil }
         let text = #"{"version":1,"kind":"reminder","id":"m","every":"*-*-* 09:00 Mars/Olympus","timezone":"Mars/Olympus","text":"x"}"#
-        let job = try Job.decode(Data(text.utf8), zones: lookup)
+        let job = try Job.decode(Array(text.utf8), zones: lookup)
         #expect(job.zones["Mars/Olympus"] == mars)
         let schedule = try JobSchedule(job, localZone: .utc)
         let next = try #require(schedule.firing(after: Instant(seconds: 1_800_000_000)))
         #expect(mars.civil(next).hour == 9)
         #expect(next.seconds % 86_400 == 4 * 3600)  // 09:00 at UTC+5
         // Without the lookup's answer the same document is refused, naming the zone.
-        #expect(throws: JobError.self) { try Job.decode(Data(text.utf8), zones: { _ in nil }) }
+        #expect(throws: JobError.self) { try Job.decode(Array(text.utf8), zones: { _ in nil }) }
     }
 
     @Test func aJobsZoneIsOneSharedReference() throws {
         // 100,000 jobs naming Europe/Berlin hold one set of tables, not 100,000.
         #expect(MemoryLayout<TimeZoneRules>.size == 8)
         let text = #"{"version":1,"kind":"reminder","at":"2026-12-24T09:00:00Z","timezone":"Europe/Berlin","text":"x"}"#
-        let a = try Job.decode(Data(text.utf8), zones: ZoneFiles.lookup), b = try Job.decode(Data(text.utf8), zones: ZoneFiles.lookup)
+        let a = try Job.decode(Array(text.utf8), zones: ZoneFiles.lookup), b = try Job.decode(Array(text.utf8), zones: ZoneFiles.lookup)
         let ra = try #require(a.zones["Europe/Berlin"]), rb = try #require(b.zones["Europe/Berlin"])
         #expect(ra.storage === rb.storage)
         #expect(a.zones.more.isEmpty)

@@ -22,7 +22,7 @@ struct SpoolTests {
         #expect(path == spool.new + "/r1.json")
         #expect(mode(of: path) == 0o600)
         #expect(files(in: spool.tmp).isEmpty)
-        #expect(try Job.decode(Data(contentsOf: URL(fileURLWithPath: path))) == job)
+        #expect(try Job.decode(FileSystem.read(path)) == job)
         // A second file with the same name never replaces the first.
         let second = try spool.submit(job)
         #expect(second != path)

@@ -52,7 +52,7 @@ struct TextSafetyTests {
         #expect(rendered == "\"\\u001b[31m\\u0007\\u009b\\u202e\\u007f\\u2066x\"")
         #expect(!rendered.unicodeScalars.contains { TextSafety.isHidden($0) })
         // Still the same string when read back.
-        #expect(try JSONValue.parse(Data(rendered.utf8)) == .string("\u{1B}[31m\u{07}\u{9B}\u{202E}\u{7F}\u{2066}x"))
+        #expect(try JSONValue.parse(Array(rendered.utf8)) == .string("\u{1B}[31m\u{07}\u{9B}\u{202E}\u{7F}\u{2066}x"))
         #expect(JSONWriter.render(.string("Zoë £5 ─ \"q\"")) == "\"Zoë £5 ─ \\\"q\\\"\"")
     }
 }

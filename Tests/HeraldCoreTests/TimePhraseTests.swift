@@ -227,22 +227,22 @@ struct JobWarningScheduleTests {
 
     @Test func warnAndEveryListsAreDecodedCheckedAndWrittenBack() throws {
         let text = #"{"version":1,"kind":"reminder","every":["08:00","16:00"],"text":"x","warn":["15m","1h"]}"#
-        let job = try Job.decode(Data(text.utf8))
+        let job = try Job.decode(Array(text.utf8))
         #expect(job.every == ["08:00", "16:00"] && job.warn == [.minutes(15), .minutes(60)])
         #expect(job.encoded() == #"{"version":1,"kind":"reminder","every":["08:00","16:00"],"text":"x","warn":["15min","1h"]}"#)
-        let single = try Job.decode(Data(#"{"version":1,"kind":"habit","every":"daily","title":"x"}"#.utf8))
+        let single = try Job.decode(Array(#"{"version":1,"kind":"habit","every":"daily","title":"x"}"#.utf8))
         #expect(single.every == ["daily"] && single.encoded().contains(#""every":"daily""#))
         #expect(throws: JobError("field 'warn' holds a span outside 1 second to 366 days", value: "\"0\"")) {
-            try Job.decode(Data(#"{"version":1,"kind":"reminder","at":"2026-11-23T09:00:00Z","text":"x","warn":["0"]}"#.utf8))
+            try Job.decode(Array(#"{"version":1,"kind":"reminder","at":"2026-11-23T09:00:00Z","text":"x","warn":["0"]}"#.utf8))
         }
         #expect(throws: JobError("field 'every' is an empty list")) {
-            try Job.decode(Data(#"{"version":1,"kind":"reminder","every":[],"text":"x"}"#.utf8))
+            try Job.decode(Array(#"{"version":1,"kind":"reminder","every":[],"text":"x"}"#.utf8))
         }
         #expect(throws: JobError.self) {
-            try Job.decode(Data(#"{"version":1,"kind":"reminder","every":["daily","25:00"],"text":"x"}"#.utf8))
+            try Job.decode(Array(#"{"version":1,"kind":"reminder","every":["daily","25:00"],"text":"x"}"#.utf8))
         }
         #expect(throws: JobError("field 'warn' is not an array of time spans", value: "\"15m\"")) {
-            try Job.decode(Data(#"{"version":1,"kind":"reminder","at":"2026-11-23T09:00:00Z","text":"x","warn":"15m"}"#.utf8))
+            try Job.decode(Array(#"{"version":1,"kind":"reminder","at":"2026-11-23T09:00:00Z","text":"x","warn":"15m"}"#.utf8))
         }
     }
 }

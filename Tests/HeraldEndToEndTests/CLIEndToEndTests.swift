@@ -144,7 +144,25 @@ struct CLIEndToEndTests {
         #expect(help.stdout.contains("--lead <span>"))
         #expect(help.stdout.contains("herald deliver --in 40m --item apple --item \"milk x2\""))
         let daemonHelp = try runCommand(Binaries.heraldd, ["--help"], environment: scene.environment)
+        #expect(daemonHelp.status == 0)
         #expect(daemonHelp.stdout.contains("--notifier <notifier>"))
+        #expect(try runCommand(Binaries.heraldd, ["--version"], environment: scene.environment).stdout
+                == (try scene.herald("--version").stdout))
+        let bad = try runCommand(Binaries.heraldd, ["--notifier", "dbus"], environment: scene.environment)
+        #expect(bad.status == 64)
+        #expect(bad.stderr.hasPrefix("heraldd: 'dbus' is not a notifier for '--notifier': use libnotify or console\nUsage: heraldd "))
+    }
+
+    /// heraldd links no Foundation (only FoundationEssentials would come with swift-argument-parser,
+    /// and all of Foundation brings ICU's data): 62 MB of the package before (BENCHMARKS.md,
+    /// "Installed size"). The debug build links Swift's libraries dynamically, so its NEEDED
+    /// entries say which it uses.
+    @Test func theDaemonLinksNoFoundation() throws {
+        let dynamic = try runCommand("/usr/bin/readelf", ["-d", Binaries.heraldd], environment: [:])
+        #expect(dynamic.status == 0)
+        let needed = dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        #expect(needed.contains { $0.contains("libnotify") })
+        #expect(!needed.contains { $0.contains("Foundation") }, "\(needed)")
     }
 }
 

@@ -4,7 +4,7 @@ import HeraldTestSupport
 import Testing
 
 /// Loop Habit Tracker backups and exports: a backup made by the test with sqlite3 to Loop's
-/// schema (version 25), read by `herald habit import` (herald-loop-db, GRDB), then exported
+/// schema (version 25), read by `herald habit import` (herald-loop-db, C on the system's SQLite), then exported
 /// and imported again.
 @Suite(.serialized)
 struct HabitImportEndToEndTests {
@@ -162,6 +162,21 @@ struct HabitImportEndToEndTests {
         #expect(try runCommand("/usr/bin/sqlite3", [notLoop], environment: [:], stdin: "CREATE TABLE t (x);").status == 0)
         let other = try scene.herald("habit", "import", notLoop)
         #expect(other.stderr == "herald: \(notLoop): no Habits and Repetitions tables: not a Loop Habit Tracker backup (nothing imported)\n")
+        // A hostile backup: an oversized name is refused by the reader with the column and the
+        // bound; a view posing as a table does not count (views are off in the reader).
+        let huge = scene.directory + "/huge.db"
+        var hostile = Self.generate(today: LocalDate(parsing: "2026-11-23")!).sql
+        hostile = hostile.replacingOccurrences(of: "COMMIT;", with: "UPDATE Habits SET name = printf('%.*c', 70000, 'x') WHERE id = 1;\nCOMMIT;")
+        #expect(try runCommand("/usr/bin/sqlite3", [huge], environment: [:], stdin: hostile).status == 0)
+        let refused = try scene.herald("habit", "import", huge)
+        #expect(refused.status == 65)
+        #expect(refused.stderr == "herald: \(huge): habit column 'name' holds 70000 bytes; Herald reads at most 65536 (nothing imported)\n")
+        let viewed = scene.directory + "/view.db"
+        #expect(try runCommand("/usr/bin/sqlite3", [viewed], environment: [:],
+                               stdin: "PRAGMA user_version = 25; CREATE TABLE Repetitions (habit, timestamp, value); CREATE TABLE t (x); CREATE VIEW Habits AS SELECT x FROM t;").status == 0)
+        #expect(try scene.herald("habit", "import", viewed).stderr == "herald: \(viewed): no Habits and Repetitions tables: not a Loop Habit Tracker backup (nothing imported)\n")
+        #expect(scene.files("habits").isEmpty)
+
         let text = scene.directory + "/notes.txt"
         try "hello\n".write(toFile: text, atomically: true, encoding: .utf8)
         #expect(try scene.herald("habit", "import", text).stderr == "herald: \(text): not an SQLite database (a Loop backup is one) (nothing imported)\n")

@@ -19,7 +19,7 @@ struct ScaleEndToEndTests {
         var result: [String: String] = [:]
         for name in scene.files("jobs") {
             guard let parsed = JobFileName(parsing: name) else { continue }
-            let job = try Job.decode(Data(scene.read("jobs/" + name).utf8))
+            let job = try Job.decode(Array(scene.read("jobs/" + name).utf8))
             result[parsed.id] = job.text
         }
         return result
@@ -154,7 +154,7 @@ struct ScaleEndToEndTests {
     }
 
     func jobTexts(_ scene: Scene) throws -> [String] {
-        try scene.files("jobs").map { try Job.decode(Data(scene.read("jobs/" + $0).utf8)).text ?? "" }
+        try scene.files("jobs").map { try Job.decode(Array(scene.read("jobs/" + $0).utf8)).text ?? "" }
     }
 
     @Test func symlinkMadeInNewGoesToFailed() throws {

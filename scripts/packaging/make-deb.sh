@@ -34,6 +34,15 @@ for bin in herald heraldd herald-loop-db; do
   [ -x "$BUILD_DIR/$bin" ] || die "no $BUILD_DIR/$bin: build first (make release), or set BUILD_DIR"
 done
 
+# heraldd carries no Foundation and no regex engine, and herald-loop-db no Swift at all: each
+# would put megabytes back into the package (BENCHMARKS.md, "Installed size").
+if nm "$BUILD_DIR/heraldd" 2>/dev/null | grep -q -e '20FoundationEssentials' -e '10Foundation' -e '17_StringProcessing'; then
+  die "$BUILD_DIR/heraldd links Foundation or _StringProcessing: see BENCHMARKS.md, \"Installed size\""
+fi
+if nm "$BUILD_DIR/herald-loop-db" 2>/dev/null | grep -q 'swift_'; then
+  die "$BUILD_DIR/herald-loop-db links the Swift runtime: build it with 'make release' (the C compiler), not SwiftPM"
+fi
+
 upstream=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/HeraldModel/System/HeraldVersion.swift)
 [ -n "$upstream" ] || die "cannot read the version from Sources/HeraldModel/System/HeraldVersion.swift"
 built=$("$BUILD_DIR/herald" --version)

@@ -64,4 +64,7 @@ int herald_link_unnamed(int fd, int dirfd, const char *name);
 /* syncfs(2): writes out the file system holding `fd`. Returns 0, or -1 with errno. */
 int herald_syncfs(int fd);
 
+/* pthread_setname_np for the calling thread (at most 15 bytes are kept). Returns 0 or an errno. */
+int herald_name_this_thread(const char *name);
+
 #endif

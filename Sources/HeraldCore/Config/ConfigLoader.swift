@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -93,7 +88,7 @@ public enum ConfigLoader {
             let reason = String(cString: strerror(error.code))
             throw ConfigError("cannot read config '\(path)': \(reason.prefix(1).lowercased() + reason.dropFirst())")
         }
-        return try load(contents: Data(bytes), path: path, environment: environment)
+        return try load(contents: bytes, path: path, environment: environment)
     }
 
     /// The most bytes a config file may hold.
@@ -103,7 +98,7 @@ public enum ConfigLoader {
     /// with the `HERALD_*` variables of `environment` above it.
     ///
     /// - Throws: `ConfigError` naming the file or variable, the key and the reason.
-    public static func load(contents data: Data, path: String, environment: Environment) throws(ConfigError) -> HeraldConfig {
+    public static func load(contents data: [UInt8], path: String, environment: Environment) throws(ConfigError) -> HeraldConfig {
         guard data.count <= maximumFileSize else {
             throw ConfigError("cannot read config '\(path)': it is \(data.count) bytes; the most is \(maximumFileSize)")
         }
@@ -124,7 +119,7 @@ public enum ConfigLoader {
 
     /// Rejects YAML that is not a mapping of known keys, naming the key and its line.
     @discardableResult
-    static func checkStructure(_ data: Data, path: String) throws(ConfigError) -> [(key: String, line: Int, value: ConfigYAML.Node)] {
+    static func checkStructure(_ data: [UInt8], path: String) throws(ConfigError) -> [(key: String, line: Int, value: ConfigYAML.Node)] {
         let entries: [(key: String, line: Int, value: ConfigYAML.Node)]
         do { entries = try ConfigYAML.parse(String(decoding: data, as: UTF8.self)) } catch {
             throw ConfigError("config '\(path)': \(error)")

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemPackage
 
 extension CalendarWriteBack {
     /// `apply(to:localZone:zones:newUID:)` with the system's zone database.

@@ -3,11 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import SystemPackage
 
 extension FileSystemError {
@@ -142,7 +137,7 @@ public enum FileSystem {
     /// too long means). The buffer is sized from fstat and never zero-filled: a short command
     /// reads a few small files, and zeroing a 16 KiB chunk for each cost more than the reads.
     /// `size` is the file's size when the caller already knows it from fstat.
-    static func readAll(_ fd: Int32, path: String, limit: Int, size known: Int? = nil) throws(FileSystemError) -> [UInt8] {
+    public static func readAll(_ fd: Int32, path: String, limit: Int, size known: Int? = nil) throws(FileSystemError) -> [UInt8] {
         var st = stat()
         let size = known ?? (fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0)
         // One byte more than the file holds, so the read that meets the end needs no growth.

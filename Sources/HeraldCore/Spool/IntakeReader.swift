@@ -3,12 +3,6 @@ import Glibc
 #endif
 import Dispatch
 import Synchronization
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Reads and checks files from `new/` for the engine, on the intake queue: the costly part of
 /// taking jobs in (reading, decoding, working out first occurrences) never runs on the
 /// scheduler's queue. It moves nothing; the engine decides and `SpoolWorker` files.
@@ -52,7 +46,7 @@ public struct IntakeReader: Sendable {
             return .refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))
         case .success(let (bytes, mode, _)):
             do {
-                let job = try Job.decode(Data(bytes), localZone: request.localZone)
+                let job = try Job.decode(bytes, localZone: request.localZone)
                 let first = try Self.firstOccurrence(of: job, request, now: now)
                 return .single(file: file, IntakeCandidate(id: job.id, kind: job.kind, first: first, mode: UInt32(mode)))
             } catch {

@@ -1,12 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Why the spool itself cannot be trusted.
 public struct SpoolPermissionError: Error, Equatable, CustomStringConvertible {
     public var description: String

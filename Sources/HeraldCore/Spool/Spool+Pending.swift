@@ -1,10 +1,4 @@
 import Dispatch
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A job that has not finished, wherever it is: accepted into `jobs/`, or still waiting in
 /// `new/` (alone or in a batch) for the daemon to take it in.
 public struct PendingJob: Sendable {
@@ -66,7 +60,7 @@ extension Spool {
                     let range = (rows.value.count * part / parts)..<(rows.value.count * (part + 1) / parts)
                     for i in range {
                         let (name, inode) = sortedEntries[i]
-                        if let doc = pack?.document(id: name.id, inode: inode), let job = try? Job.decode(Data(doc), localZone: localZone) {
+                        if let doc = pack?.document(id: name.id, inode: inode), let job = try? Job.decode(doc, localZone: localZone) {
                             rows.value[i].job = job
                         } else {
                             load(name, into: &rows.value[i], localZone: localZone)
@@ -112,14 +106,14 @@ extension Spool {
             if file.hasSuffix(".jsonl") {
                 let stem = String(file.dropLast(6))
                 for line in JobBatch.lines(bytes) {
-                    let job = line.bytes.count <= Job.maximumFileSize ? try? Job.decode(Data(line.bytes), localZone: localZone) : nil
+                    let job = line.bytes.count <= Job.maximumFileSize ? try? Job.decode(line.bytes, localZone: localZone) : nil
                     result.append(PendingJob(id: job?.id ?? JobBatch.defaultID(stem: stem, line: line.number),
                                              location: .batch(file, line: line.number), job: job, fireAt: first(job),
                                              problem: job == nil ? "not a valid job" : nil))
                 }
             } else {
                 do {
-                    let job = try Job.decode(Data(bytes), localZone: localZone)
+                    let job = try Job.decode(bytes, localZone: localZone)
                     let stem = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
                     result.append(PendingJob(id: job.id ?? stem, location: .intake(file), job: job, fireAt: first(job)))
                 } catch {

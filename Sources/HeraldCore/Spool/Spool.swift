@@ -4,12 +4,6 @@ import Glibc
 import Musl
 #endif
 import CHeraldSys
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The spool directory: the public maildir-style intake (`tmp/` → `new/`) and the daemon's
 /// own state below it. Every state change is an atomic rename or an fsynced write-then-rename.
 ///
@@ -47,7 +41,7 @@ public struct Spool: Sendable {
 
     /// The do-not-disturb switch, if `herald quiet` ever set it (nil when missing or unreadable).
     public func quietSwitch() -> QuietSwitch? {
-        guard let data = FileManager.default.contents(atPath: quietPath) else { return nil }
+        guard let data = try? FileSystem.read(quietPath, limit: 64 << 10) else { return nil }
         return QuietSwitch(json: data)
     }
 
@@ -158,7 +152,7 @@ public struct Spool: Sendable {
     /// Reads and decodes a pending job's document.
     public func loadJob(_ name: JobFileName, localZone: TimeZoneRules = .utc) -> Result<Job, SpoolFileError> {
         readChecked(path(of: name), limit: Job.maximumFileSize).flatMap { bytes in
-            do throws(JobError) { return .success(try Job.decode(Data(bytes), localZone: localZone)) } catch {
+            do throws(JobError) { return .success(try Job.decode(bytes, localZone: localZone)) } catch {
                 return .failure(.invalid(error))
             }
         }
@@ -167,7 +161,7 @@ public struct Spool: Sendable {
     /// Reads and checks a finished job's document in `done/`.
     public func loadFinishedJob(_ name: JobFileName, localZone: TimeZoneRules = .utc) -> Result<Job, SpoolFileError> {
         readChecked(done + "/" + name.description, limit: Job.maximumFileSize).flatMap { bytes in
-            do throws(JobError) { return .success(try Job.decode(Data(bytes), localZone: localZone)) } catch {
+            do throws(JobError) { return .success(try Job.decode(bytes, localZone: localZone)) } catch {
                 return .failure(.invalid(error))
             }
         }

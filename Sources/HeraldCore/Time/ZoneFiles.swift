@@ -1,9 +1,4 @@
 import Synchronization
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -112,8 +107,13 @@ extension CalendarEvent {
 
 extension Job {
     /// `decode(_:zones:localZone:)` with the system's zone database.
-    public static func decode(_ data: Data, localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
+    public static func decode(_ data: [UInt8], localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
         try decode(data, zones: ZoneFiles.lookup, localZone: localZone)
+    }
+
+    /// `decode(_:zones:localZone:)` with the system's zone database, for a part of a buffer.
+    public static func decode(_ bytes: ArraySlice<UInt8>, localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
+        try decode(bytes, zones: ZoneFiles.lookup, localZone: localZone)
     }
 
     /// `decode(_:zones:localZone:)` with the system's zone database.

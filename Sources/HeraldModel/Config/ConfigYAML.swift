@@ -107,7 +107,7 @@ public enum ConfigYAML {
         guard let first = s.first else { return "" }
         if first == "'" {
             guard s.count >= 2, s.last == "'" else { throw SyntaxError(line: line, reason: "a 'quoted' value does not end on its line") }
-            return String(s.dropFirst().dropLast()).replacing("''", with: "'")
+            return String(s.dropFirst().dropLast()).replacingAll("''", with: "'")
         }
         if first == "\"" {
             guard s.count >= 2, s.last == "\"" else { throw SyntaxError(line: line, reason: "a \"quoted\" value does not end on its line") }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A daily quiet window in local wall-clock time, `22:00-07:00` (config `quietHours`): it may
 /// run over midnight; the end is not in it.
 public struct QuietHours: Sendable, Equatable, CustomStringConvertible {
@@ -71,7 +65,7 @@ public struct QuietSwitch: Sendable, Equatable {
         return JSONWriter.render(.object(f)) + "\n"
     }
 
-    public init?(json data: Data) {
+    public init?(json data: [UInt8]) {
         guard let value = try? JSONValue.parse(data), case .object(let o) = value,
               case .string(let s)? = o["since"], let since = ISO8601.parseInstant(s) else { return nil }
         self.since = since

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What the daemon tells `herald status` through `status.json`: who it is and whether
 /// notifications are getting through. Pending jobs are counted from the spool itself.
 public struct DaemonStatus: Sendable, Equatable {
@@ -56,7 +50,7 @@ public struct DaemonStatus: Sendable, Equatable {
         return nil
     }
 
-    public init?(json data: Data) {
+    public init?(json data: [UInt8]) {
         guard let value = try? JSONValue.parse(data), case .object(let o) = value,
               case .number(let pid)? = o["pid"], case .string(let version)? = o["version"],
               case .string(let s)? = o["startedAt"], let started = ISO8601.parseInstant(s),

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// One line of `history.jsonl`: what happened to one occurrence of a job.
 public struct HistoryRecord: Sendable, Equatable {
     public enum Outcome: String, Sendable {
@@ -81,7 +75,7 @@ public struct HistoryRecord: Sendable, Equatable {
 
     /// Parses one line; nil for a line that is not a record (e.g. cut short by a crash).
     public init?(jsonLine: Substring) {
-        guard let value = try? JSONValue.parse(Data(jsonLine.utf8)), case .object(let o) = value,
+        guard let value = try? JSONValue.parse(Array(jsonLine.utf8)), case .object(let o) = value,
               case .string(let t)? = o["time"], let time = ISO8601.parseInstant(t),
               case .string(let id)? = o["id"],
               case .string(let d)? = o["due"], let due = ISO8601.parseInstant(d),

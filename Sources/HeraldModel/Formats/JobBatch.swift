@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// JSON Lines of job documents, one per non-blank line: a batch in `new/`, `herald import`'s
 /// input, `herald validate FILE.jsonl`. Every reader of the format goes through here.
 public enum JobBatch {
@@ -52,7 +46,7 @@ public enum JobBatch {
     public static func decodeLine(_ line: Line, localZone: TimeZoneRules, zones: ZoneLookup) -> Result<Job, Problem> {
         // Filed as a job file with its newline, which must fit too.
         if line.bytes.count + 1 > Job.maximumFileSize { return .failure(tooLong(line.number)) }
-        do { return .success(try Job.decode(Data(line.bytes), zones: zones, localZone: localZone)) } catch {
+        do { return .success(try Job.decode(line.bytes, zones: zones, localZone: localZone)) } catch {
             return .failure(Problem(line: line.number, message: error.description, redacted: error.reason))
         }
     }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What the notification server says about itself (GetServerInformation, GetCapabilities).
 public struct ServerInfo: Sendable, Equatable {
     public var name: String
@@ -63,7 +57,7 @@ public struct ProbeAnswer: Sendable, Equatable {
 
     /// Reads what `json` wrote; nil when `data` is not a JSON object with a string `bus`.
     /// Fields a server left out of its own description read as "" (capabilities as none).
-    public init?(json data: Data) {
+    public init?(json data: [UInt8]) {
         guard let value = try? JSONValue.parse(data), case .object(let o) = value,
               case .string(let bus)? = o["bus"] else { return nil }
         func text(_ key: String, in o: [String: JSONValue]) -> String? {

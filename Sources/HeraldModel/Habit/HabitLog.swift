@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A habit's completions: `habits/<id>.jsonl` in the spool, one line per change, appended
 /// (O_APPEND) so the daemon's Done button and `herald habit done` never lose each other's
 /// writes and nothing is rewritten. Replaying the lines gives, per local day: done or not,
@@ -115,7 +109,7 @@ public struct HabitLog: Sendable {
     }
 
     public static func parse(_ line: ArraySlice<UInt8>) -> Entry? {
-        guard let value = try? JSONValue.parse(Data(line)), case .object(let o) = value,
+        guard let value = try? JSONValue.parse(line), case .object(let o) = value,
               case .string(let d)? = o["date"], let date = LocalDate(parsing: d) else { return nil }
         let change: Change
         if case .bool(let done)? = o["done"] {

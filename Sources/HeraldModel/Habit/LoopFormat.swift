@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A habit as Loop Habit Tracker (iSoron/uhabits) stores it, in its backup database and its
 /// CSV export: what Herald maps to and from.
 public struct LoopHabit: Sendable, Equatable {
@@ -340,7 +334,7 @@ extension String {
 
 extension LoopHabit {
     /// Reads the JSON that `herald-loop-db` prints for a Loop backup database.
-    public static func fromBackupJSON(_ data: Data, zone: TimeZoneRules) throws(LoopImportError) -> [LoopHabit] {
+    public static func fromBackupJSON(_ data: [UInt8], zone: TimeZoneRules) throws(LoopImportError) -> [LoopHabit] {
         guard let value = try? JSONValue.parse(data), case .object(let o) = value, case .array(let list)? = o["habits"] else {
             throw LoopImportError("the database reader's output is not the expected JSON")
         }

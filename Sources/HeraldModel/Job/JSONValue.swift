@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A parsed JSON document, kept generic so validation can name exactly what is wrong.
 public enum JSONValue: Sendable, Equatable {
     case null
@@ -42,9 +36,9 @@ public enum JSONValue: Sendable, Equatable {
     /// Parses JSON text (strict RFC 8259; see `JSONParser`).
     ///
     /// - Throws: `JSONValue.SyntaxError` saying what is wrong and where.
-    public static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
-        let result: Result<JSONValue, SyntaxError> = data.withUnsafeBytes { raw in
-            Result { () throws(SyntaxError) in try JSONParser.parse(raw.bindMemory(to: UInt8.self)) }
+    public static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
+        let result: Result<JSONValue, SyntaxError> = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(SyntaxError) in try JSONParser.parse(buffer) }
         }
         return try result.get()
     }

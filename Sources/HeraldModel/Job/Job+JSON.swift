@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Why a job document was refused; `description` names the field, the value and the reason.
 public struct JobError: Error, Equatable, CustomStringConvertible {
     /// The reason without any value taken from the file: safe for logs above debug level.
@@ -38,9 +32,14 @@ extension Job {
     ///   - zones: where the zones the job names are looked up (kept in `Job.zones`).
     ///   - localZone: the zone a calendar expression without one is read in (for validation).
     /// - Throws: `JobError` naming the first problem found.
-    public static func decode(_ data: Data, zones: ZoneLookup, localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
+    public static func decode(_ data: [UInt8], zones: ZoneLookup, localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
+        try decode(data[...], zones: zones, localZone: localZone)
+    }
+
+    /// The same, for a part of a buffer (a batch's line) without copying it.
+    public static func decode(_ bytes: ArraySlice<UInt8>, zones: ZoneLookup, localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
         let value: JSONValue
-        do { value = try JSONValue.parse(data) } catch { throw JobError("not valid JSON", detail: error.detail) }
+        do { value = try JSONValue.parse(bytes) } catch { throw JobError("not valid JSON", detail: error.detail) }
         return try decode(value, zones: zones, localZone: localZone)
     }
 

@@ -48,7 +48,7 @@ public struct MessageRenderer: Sendable {
         // A late popup says so, unless the template placed {late} itself; a heads-up instead
         // tells the real minutes left.
         if role != .headsUp, role != .warning, let lateText = values["late"], !lateText.isEmpty,
-           !message.summary.source.contains("{late}"), !message.body.source.contains("{late}") {
+           !message.summary.source.includes("{late}"), !message.body.source.includes("{late}") {
             body = body.isEmpty ? "(\(lateText))" : body + "\n(\(lateText))"
         }
         let urgency = job.urgency ?? config.urgency

@@ -1,4 +1,4 @@
 /// Herald's version, shown by `--version` and in `status.json`.
 public enum HeraldVersion {
-    public static let string = "0.1.0"
+    public static let string = "0.2.0"
 }

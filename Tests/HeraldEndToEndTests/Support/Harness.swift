@@ -302,5 +302,5 @@ final class Scene {
     }
 
     /// What heraldd last wrote to status.json.
-    func status() -> DaemonStatus? { DaemonStatus(json: Data(read("status.json").utf8)) }
+    func status() -> DaemonStatus? { DaemonStatus(json: Array(read("status.json").utf8)) }
 }
