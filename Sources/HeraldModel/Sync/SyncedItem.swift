@@ -1,0 +1,156 @@
+/// A Herald job stored as an iCalendar item in a synced collection (`sync.calendar`), so that
+/// every machine and phone reading the collection alarms it: a reminder or timer as a VTODO due
+/// at its time with a VALARM there, a delivery as a VEVENT at its arrival with its address as
+/// LOCATION and VALARMs at the heads-up and the arrival. Repeats are REPEAT and DURATION,
+/// warnings more VALARMs, `every` an RRULE (`CalendarEvent.recurrenceRule`). Every VALARM has
+/// a UID, so a Dismiss or Snooze can name it (RFC 9074).
+public enum SyncedItem {
+    /// Why a job cannot be synced; the message names the value.
+    public struct Refusal: Error, Equatable, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// The item's UID and file name for a job id: `herald-ID`, `herald-ID.ics`.
+    public static func uid(for id: String) -> String { "herald-" + id }
+    public static func fileName(for id: String) -> String { uid(for: id) + ".ics" }
+
+    /// The job id of an item Herald wrote (`herald-ID`), else nil.
+    public static func jobID(ofUID uid: String) -> String? {
+        guard uid.hasPrefix("herald-"), !uid.hasPrefix("herald-alarm") else { return nil }
+        let id = String(uid.dropFirst(7))
+        return Job.isValidID(id) ? id : nil
+    }
+
+    /// The property that marks Herald's items and says which kind they stand for.
+    public static let kindProperty = "X-HERALD-KIND"
+
+    /// The item for `job`, whose id is set and which has passed validation.
+    ///
+    /// - Parameters:
+    ///   - schedule: the job's schedule (its zone and calendar expressions).
+    ///   - now: when it is written (DTSTAMP; a recurring job starts at its first elapse after it).
+    ///   - maxRepeats: how often a `repeat` reminder shows again at most (`popups.maxRepeats`).
+    ///   - defaultLead: a delivery's heads-up lead when it has none of its own.
+    /// - Throws: `Refusal` for a kind or a schedule an item cannot carry.
+    public static func document(_ job: Job, schedule: JobSchedule, now: Instant, maxRepeats: Int, defaultLead: Span,
+                                product: String = "Herald " + HeraldVersion.string) throws(Refusal) -> String {
+        guard let id = job.id else { throw Refusal("the job has no id") }
+        let isEvent: Bool
+        switch job.kind {
+        case .reminder: isEvent = false
+        case .delivery: isEvent = true
+        default: throw Refusal("only reminders, timers and deliveries can be synced, not a \(job.kind.rawValue)")
+        }
+        guard schedule.calendars.count <= 1 else {
+            throw Refusal("a synced job takes one 'every' schedule, not \(schedule.calendars.count): one calendar item has one RRULE")
+        }
+        var w = ICalWriter()
+        w.raw("BEGIN", "VCALENDAR")
+        w.raw("VERSION", "2.0")
+        w.text("PRODID", "-//Herald//" + product + "//EN")
+
+        // When: a one-shot in UTC; a recurring job at its first elapse, in its zone with the
+        // zone's rules (a VTIMEZONE), so the wall time stays put across daylight saving.
+        let main: Instant
+        var rule: String? = nil
+        var zoneLines: [String] = []
+        var stamp: (Instant) -> (params: String, value: String) = { ("", ICalWriter.utc($0)) }
+        if let calendar = schedule.calendars.first {
+            do { rule = try calendar.recurrenceRule() } catch { throw Refusal("'every' \(error.description)") }
+            guard let first = schedule.main(after: now) else {
+                throw Refusal("'every' '\(calendar.source)' never elapses again")
+            }
+            main = first
+            let zone = calendar.ownZone ?? schedule.zone
+            if zone.identifier == "UTC" || zone == .utc {
+                stamp = { ("", ICalWriter.utc($0)) }
+            } else {
+                let name = calendar.zoneName ?? job.timezone ?? zone.identifier
+                let tzid = TimeZoneRules.isPlausibleName(name) ? name : "Herald-Local"
+                guard let vtimezone = zone.vtimezone(tzid: tzid) else {
+                    throw Refusal("the zone '\(name)' has rules a calendar's VTIMEZONE cannot say: sync a one-time job, or give 'every' a zone")
+                }
+                zoneLines = vtimezone
+                stamp = { (";TZID=" + tzid, ICalWriter.local($0, in: zone)) }
+            }
+        } else {
+            guard let at = job.at else { throw Refusal("the job has neither 'at' nor 'every'") }
+            main = at
+        }
+        for line in zoneLines { w.raw(String(line.prefix { $0 != ":" }), String(line.drop { $0 != ":" }.dropFirst())) }
+
+        let component = isEvent ? "VEVENT" : "VTODO"
+        w.begin(component)
+        w.text("UID", uid(for: id))
+        let now = ICalWriter.utc(now)
+        w.raw("DTSTAMP", now)
+        w.raw("CREATED", now)
+        w.raw("LAST-MODIFIED", now)
+        let (params, value) = stamp(main)
+        let summary: String
+        switch job.kind {
+        case .delivery:
+            summary = job.title ?? Self.deliveryTitle(job)
+            w.text("SUMMARY", summary)
+            w.raw("DTSTART" + params, value)
+            if let address = job.recipient?.address, !address.isEmpty { w.text("LOCATION", address) }
+            var lines: [String] = []
+            if let name = job.recipient?.name, !name.isEmpty { lines.append("For " + name) }
+            lines += job.items.map { $0.quantity == 1 ? $0.name : "\($0.name) ×\($0.quantity)" }
+            if let text = job.text, !text.isEmpty { lines.append(text) }
+            if !lines.isEmpty { w.text("DESCRIPTION", lines.joined(separator: "\n")) }
+            if let url = job.url { w.raw("URL", url) }
+        default:
+            summary = job.title ?? job.text ?? (job.isTimer ? "Timer" : "Reminder")
+            w.text("SUMMARY", summary)
+            if job.title != nil, let text = job.text, !text.isEmpty { w.text("DESCRIPTION", text) }
+            // A recurring to-do needs a DTSTART for its RRULE; DUE is its time.
+            if rule != nil { w.raw("DTSTART" + params, value) }
+            w.raw("DUE" + params, value)
+            w.raw("STATUS", "NEEDS-ACTION")
+        }
+        if let rule { w.raw("RRULE", rule) }
+        switch job.urgency {
+        case .critical?: w.raw("PRIORITY", "1")
+        case .low?: w.raw("PRIORITY", "9")
+        default: break
+        }
+        let kindName = job.kind == .delivery ? "delivery" : job.isTimer ? "timer" : "reminder"
+        w.raw(kindProperty, kindName)
+        if !job.tags.isEmpty { w.raw("CATEGORIES", job.tags.map(ICalWriter.escape).joined(separator: ",")) }
+
+        // The alarms: the main one (repeating as the reminder does), the heads-up, the warnings.
+        // A to-do's are related to its DUE (RELATED=END), an event's to its start.
+        func alarm(_ index: Int, before: Span, repeats: Bool) {
+            w.begin("VALARM")
+            w.raw("UID", uid(for: id) + "-alarm-\(index)")
+            w.raw("ACTION", "DISPLAY")
+            w.text("DESCRIPTION", summary)
+            let offset = ICalWriter.duration(Span(microseconds: -before.microseconds))
+            w.raw(isEvent ? "TRIGGER" : "TRIGGER;RELATED=END", offset)
+            if repeats, let step = job.repeat, maxRepeats > 0 {
+                w.raw("REPEAT", String(maxRepeats))
+                w.raw("DURATION", ICalWriter.duration(step))
+            }
+            w.end("VALARM")
+        }
+        alarm(0, before: .zero, repeats: true)
+        var index = 1
+        var leads = job.warn
+        if job.kind == .delivery { leads.append(job.effectiveLead(defaultLead: defaultLead)) }
+        for lead in Array(Set(leads.filter { $0 > .zero })).sorted(by: >) {
+            alarm(index, before: lead, repeats: false)
+            index += 1
+        }
+        w.end(component)
+        w.raw("END", "VCALENDAR")
+        return w.document
+    }
+
+    /// "Delivery: 3 items", "Delivery".
+    static func deliveryTitle(_ job: Job) -> String {
+        let count = job.itemCount
+        return count == 0 ? "Delivery" : "Delivery: \(count) item\(count == 1 ? "" : "s")"
+    }
+}
