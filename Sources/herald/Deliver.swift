@@ -50,6 +50,7 @@ extension Herald {
         var url: String?
 
         @OptionGroup var popup: PopupOptions
+        @OptionGroup var syncing: SyncOptions
         @OptionGroup var sound: SoundOptions
 
         func run() throws {
@@ -75,7 +76,7 @@ extension Herald {
             let job = Job(kind: .delivery, id: jobID, at: arrival, timezone: ctx.zone.identifierForJobs, icon: try popup.checkedIcon(),
                           urgency: popup.urgency, recipient: .init(name: recipientName, address: recipientAddress),
                           items: parsedItems, lead: leadSpan, url: url, sound: soundValue, warn: warnings)
-            try ctx.submit(job)
+            let synced = try ctx.place(job, sync: try syncing.choice())
             var line = "Delivery \(jobID): arrives \(ctx.when(arrival))"
             let schedule = try JobSchedule(job, localZone: ctx.zone, defaultLead: ctx.config.lead)
             if let first = schedule.first(now: ctx.now), first < arrival {
@@ -85,7 +86,7 @@ extension Herald {
                     + headsUps.map { $0 <= ctx.now ? "now" : RelativeTime.clock($0, zone: ctx.zone, now: ctx.now) }.joined(separator: ", ")
             }
             if !parsedItems.isEmpty { line += "; " + MessageRenderer.itemsPhrase(parsedItems) }
-            say(line)
+            say(line + ctx.syncedNote(synced))
         }
 
         /// "milk x2", "milk ×2", "milk*2", "milk x 2" → milk, 2; "apple" → apple, 1. An `x` counts

@@ -52,18 +52,19 @@ extension Herald {
 
         @OptionGroup var popup: PopupOptions
         @OptionGroup var sound: SoundOptions
+        @OptionGroup var syncing: SyncOptions
 
         @Argument(help: "What to be reminded of.")
         var text: [String] = []
 
         /// What was asked, as the fast path would have read it.
-        var request: RemindRequest {
+        func request() throws -> RemindRequest {
             RemindRequest(spool: global.spool, config: global.config, at: when.at, inSpan: when.inSpan, every: every,
                           title: title, urgency: popup.urgency, icon: popup.icon, id: popup.id, text: text,
-                          repeatSpan: repeatSpan, sound: sound.sound, silent: sound.silent, warn: warn)
+                          repeatSpan: repeatSpan, sound: sound.sound, silent: sound.silent, warn: warn, sync: try syncing.choice())
         }
 
-        func run() throws { try request.run() }
+        func run() throws { try request().run() }
     }
 
     struct TimerCommand: ParsableCommand {
@@ -91,6 +92,7 @@ extension Herald {
         var warn: String?
 
         @OptionGroup var sound: SoundOptions
+        @OptionGroup var syncing: SyncOptions
 
         @Argument(help: "How long: a span such as 30m or 1h 30min.")
         var span: String
@@ -111,8 +113,8 @@ extension Herald {
             let job = Job(kind: .reminder, id: jobID, at: ctx.fromNow(length), timezone: ctx.zone.identifierForJobs,
                           title: name.isEmpty ? "Timer" : name, text: Self.upText(length), icon: "alarm-symbolic",
                           urgency: urgency, tags: [Job.timerTag], repeat: repeating, sound: soundValue, warn: warnings)
-            try ctx.submit(job)
-            say("Timer \(jobID): \(TimeSpan.format(length)), until \(ctx.when(ctx.fromNow(length)))")
+            let synced = try ctx.place(job, sync: try syncing.choice())
+            say("Timer \(jobID): \(TimeSpan.format(length)), until \(ctx.when(ctx.fromNow(length)))" + ctx.syncedNote(synced))
         }
 
         /// "30 minutes are up", "1 hour is up", "1 hour 30 minutes are up".
@@ -141,6 +143,8 @@ struct RemindRequest: Equatable {
     var sound: String? = nil
     var silent = false
     var warn: String? = nil
+    /// --sync or --local; nil: the config's sync.default (the fast path never reads them).
+    var sync: Bool? = nil
 
     func run() throws {
         var message = ""  // the words joined by spaces (joined(separator:) costs a runtime type lookup)
@@ -164,15 +168,16 @@ struct RemindRequest: Equatable {
             guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now) else {
                 throw CLIError.data("--every: '\(every.joined(separator: "', '"))' never elapses after \(ISO8601.format(max(start ?? ctx.now, ctx.now), in: ctx.zone))")
             }
-            try ctx.submit(job)
-            say("Reminder \(jobID): \(calendars.map(\.description).joined(separator: "; ")), first \(ctx.when(first))")
+            let synced = try ctx.place(job, sync: sync)
+            say("Reminder \(jobID): \(calendars.map(\.description).joined(separator: "; ")), first \(ctx.when(first))" + ctx.syncedNote(synced))
             return
         }
         let due = try WhenOptions.resolve(at: at, inSpan: inSpan, ctx)
         guard due > ctx.now else { throw CLIError.usage("--at: \(ISO8601.format(due, in: ctx.zone)) is in the past") }
         let job = Job(kind: .reminder, id: jobID, at: due, timezone: ctx.zone.identifierForJobs, title: title,
                       text: message, icon: icon, urgency: urgency, repeat: repeating, sound: soundValue, warn: warnings)
-        try ctx.submit(job)
-        say("Reminder \(jobID): \(ctx.when(due))" + (warnings.isEmpty ? "" : ", warned " + warnings.map(TimeSpan.format).joined(separator: ", ") + " ahead"))
+        let synced = try ctx.place(job, sync: sync)
+        say("Reminder \(jobID): \(ctx.when(due))" + (warnings.isEmpty ? "" : ", warned " + warnings.map(TimeSpan.format).joined(separator: ", ") + " ahead")
+            + ctx.syncedNote(synced))
     }
 }

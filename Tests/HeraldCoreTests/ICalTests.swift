@@ -150,9 +150,82 @@ import Testing
         #expect(crlf)
         let before = Self.khalItem.components(separatedBy: "\r\n").dropLast()
         var expected = Array(before)
-        expected.insert("UID:herald-1", at: 6)
-        expected.insert("ACKNOWLEDGED:20261124T131602Z", at: 10)
+        // Thunderbird's X-MOZ-LASTACK on the event, before its alarm; RFC 9074's on the alarm.
+        expected.insert("X-MOZ-LASTACK:20261124T131602Z", at: 2)
+        expected.insert("UID:herald-1", at: 7)
+        expected.insert("ACKNOWLEDGED:20261124T131602Z", at: 11)
         #expect(lines == expected)
+    }
+
+    static let todoItem = """
+        BEGIN:VCALENDAR\r
+        BEGIN:VTODO\r
+        UID:T1\r
+        SUMMARY:Return the library books\r
+        DUE:20261124T170000Z\r
+        STATUS:NEEDS-ACTION\r
+        BEGIN:VALARM\r
+        UID:T1-alarm\r
+        ACTION:DISPLAY\r
+        DESCRIPTION:Return the library books\r
+        TRIGGER;RELATED=END:PT0S\r
+        END:VALARM\r
+        END:VTODO\r
+        END:VCALENDAR\r
+
+        """
+
+    /// Done on a to-do's popup completes it for every client: RFC 5545's STATUS, COMPLETED and
+    /// PERCENT-COMPLETE, with the alarm acknowledged both ways; it then has no alarms anywhere.
+    @Test func doneCompletesAToDo() throws {
+        let at = ISO8601.parseInstant("2026-11-24T17:00:03Z")!
+        let done = CalendarWriteBack(file: "t.ics", uid: "T1", component: nil, alarm: 0, alarmUID: "T1-alarm", change: .completed, at: at)
+        let (lines, _) = try #require(try done.apply(to: Array(Self.todoItem.utf8), localZone: .utc, newUID: { "x" }))
+        #expect(lines.contains("STATUS:COMPLETED") && !lines.contains("STATUS:NEEDS-ACTION"))
+        #expect(lines.contains("COMPLETED:20261124T170003Z") && lines.contains("PERCENT-COMPLETE:100"))
+        #expect(lines.contains("X-MOZ-LASTACK:20261124T170003Z") && lines.contains("ACKNOWLEDGED:20261124T170003Z"))
+        #expect(lines.firstIndex(of: "PERCENT-COMPLETE:100")! < lines.firstIndex(of: "BEGIN:VALARM")!)
+        let completed = try ICalendarFile(path: "t.ics", bytes: Array(lines.joined(separator: "\r\n").utf8))
+        #expect(completed.alarms(from: .epoch, to: at + .minutes(600), localZone: .utc).alarms.isEmpty)
+        // A recurring to-do goes on: Done acknowledges the occurrence, its STATUS stays.
+        let recurring = Self.todoItem.replacingOccurrences(of: "STATUS:NEEDS-ACTION\r\n", with: "STATUS:NEEDS-ACTION\r\nDTSTART:20261124T170000Z\r\nRRULE:FREQ=DAILY\r\n")
+        let again = CalendarWriteBack(file: "t.ics", uid: "T1", component: nil, alarm: 0, alarmUID: "T1-alarm", recurrenceID: "2026-11-24T17:00:00Z",
+                                      change: .completed, at: at)
+        let (kept, _) = try #require(try again.apply(to: Array(recurring.utf8), localZone: .utc, newUID: { "x" }))
+        #expect(kept.contains("STATUS:NEEDS-ACTION") && !kept.contains("PERCENT-COMPLETE:100") && kept.contains("ACKNOWLEDGED:20261124T170003Z"))
+        let next = try ICalendarFile(path: "t.ics", bytes: Array(kept.joined(separator: "\r\n").utf8))
+        #expect(next.alarms(from: .epoch, to: at + .minutes(24 * 60), localZone: .utc).alarms.map(\.at) == [ISO8601.parseInstant("2026-11-25T17:00:00Z")!])
+    }
+
+    /// What Thunderbird writes is read: X-MOZ-LASTACK handles every alarm up to then,
+    /// X-MOZ-SNOOZE-TIME alarms once more then; a snooze Herald writes carries both conventions
+    /// (a recurring item's snooze names its occurrence in microseconds).
+    @Test func thunderbirdsAcknowledgementAndSnoozeAreReadAndWritten() throws {
+        let alarm = ISO8601.parseInstant("2026-11-24T13:15:00Z")!
+        func alarms(_ text: String) throws -> [Instant] {
+            try ICalendarFile(path: "k.ics", bytes: Array(text.utf8)).alarms(from: .epoch, to: alarm + .minutes(600), localZone: .utc).alarms.map(\.at)
+        }
+        #expect(try alarms(Self.khalItem) == [alarm])
+        let acked = Self.khalItem.replacingOccurrences(of: "SUMMARY:Dentist\r\n", with: "SUMMARY:Dentist\r\nX-MOZ-LASTACK:20261124T131700Z\r\n")
+        #expect(try alarms(acked) == [])
+        let snoozed = acked.replacingOccurrences(of: "SUMMARY:Dentist\r\n", with: "SUMMARY:Dentist\r\nX-MOZ-SNOOZE-TIME:20261124T132500Z\r\n")
+        #expect(try alarms(snoozed) == [ISO8601.parseInstant("2026-11-24T13:25:00Z")!])
+        // Dismissing Thunderbird's snooze clears it.
+        let dismiss = CalendarWriteBack(file: "k.ics", uid: "K1", component: nil, alarm: 0, alarmUID: nil, change: .acknowledged,
+                                        at: ISO8601.parseInstant("2026-11-24T13:25:02Z")!)
+        let (dismissed, _) = try #require(try dismiss.apply(to: Array(snoozed.utf8), localZone: .utc, newUID: { "herald-1" }))
+        #expect(!dismissed.contains { $0.hasPrefix("X-MOZ-SNOOZE-TIME") } && dismissed.filter { $0.hasPrefix("X-MOZ-LASTACK:") } == ["X-MOZ-LASTACK:20261124T132502Z"])
+        #expect(try alarms(dismissed.joined(separator: "\r\n")) == [])
+        // Herald's snooze of a recurring occurrence: X-MOZ-SNOOZE-TIME-<µs> beside RFC 9074's alarm; read once.
+        let daily = Self.khalItem.replacingOccurrences(of: "UID:K1\r\n", with: "UID:K1\r\nRRULE:FREQ=DAILY\r\n")
+        let snooze = CalendarWriteBack(file: "k.ics", uid: "K1", component: nil, alarm: 0, alarmUID: nil, recurrenceID: "2026-11-24T13:30:00Z",
+                                       change: .snoozed(until: alarm + .minutes(10)), at: alarm + .seconds(5))
+        var uids = ["herald-a", "herald-b"].makeIterator()
+        let (lines, _) = try #require(try snooze.apply(to: Array(daily.utf8), localZone: .utc, newUID: { uids.next()! }))
+        #expect(lines.contains("X-MOZ-SNOOZE-TIME-1795527000000000:20261124T132500Z"), "\(lines)")
+        #expect(lines.contains("X-MOZ-LASTACK:20261124T131505Z"))
+        let text = lines.joined(separator: "\r\n")
+        #expect(try alarms(text).filter { $0 < alarm + .minutes(60) } == [alarm + .minutes(10)])
     }
 
     @Test func snoozeAddsARelatedAlarmAndASecondSnoozeMovesIt() throws {

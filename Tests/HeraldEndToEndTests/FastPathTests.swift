@@ -30,7 +30,7 @@ import HeraldModel
     /// or takes it as something other than a reminder (help, version).
     func viaArgumentParser(_ argv: [String]) -> RemindRequest? {
         guard let command = try? Herald.parseAsRoot(argv) else { return nil }
-        return (command as? Herald.Remind)?.request
+        return try? (command as? Herald.Remind)?.request()
     }
 
     @Test func agreesWithArgumentParserOnGeneratedCommandLines() {

@@ -18,7 +18,7 @@ public enum ConfigLoader {
     public static let keys: [String] = [
         "profile.name", "profile.address",
         "defaults.lead", "defaults.urgency", "defaults.snooze",
-        "calendars.sources", "calendars.writeBack",
+        "calendars.sources", "calendars.writeBack", "sync.calendar", "sync.default",
         "spool", "log.level", "catchUp.grace", "limits.retention", "limits.jobs",
         "popups.snoozeChoices", "popups.maxRepeats", "popups.summaryAfter", "popups.sound.repeating",
         "quietHours", "habits.weekStart",
@@ -28,7 +28,7 @@ public enum ConfigLoader {
     /// Not derived from `keys` at each start: that cost 600,000 of the 1.36 million
     /// instructions of a `herald remind` with a config file (BENCHMARKS.md, "Configuration: one reader").
     static let sections: [String] = [
-        "profile", "defaults", "templates", "calendars", "log", "catchUp", "limits",
+        "profile", "defaults", "templates", "calendars", "sync", "log", "catchUp", "limits",
         "popups", "popups.expire", "popups.sound", "habits",
     ] + HeraldConfig.Templates.names.map { "templates." + $0 }
 
@@ -242,6 +242,36 @@ public enum ConfigLoader {
         }
     }
 
+    /// `sync.calendar` (the vdir collection Herald's synced jobs live in: one folder of `.ics`
+    /// files that vdirsyncer syncs) and `sync.default` (`local` or `sync`). The collection is a
+    /// calendar source with write-back, listed or not in `calendars.sources`: its items are
+    /// Herald's own.
+    static func sync(_ config: inout HeraldConfig, _ value: (String) -> (text: String, source: String)?, home: String) throws(ConfigError) {
+        if let v = value("sync.calendar"), !v.text.trimmingSpaces.isEmpty, v.text.trimmingSpaces != "none" {
+            var p = v.text.trimmingSpaces
+            if p == "~" || p.hasPrefix("~/") { p = home + p.dropFirst() }
+            guard p.hasPrefix("/") else { throw ConfigError("\(v.source): \"\(v.text)\" is not an absolute path (or ~/...)") }
+            guard !p.hasSuffix(".ics") else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is a file; sync.calendar is a vdir collection, a folder of .ics files that vdirsyncer syncs")
+            }
+            while p.count > 1, p.hasSuffix("/") { p.removeLast() }
+            config.syncCalendar = p
+            if let k = config.calendars.firstIndex(where: { $0.path == p }) {
+                config.calendars[k].writeBack = true
+            } else {
+                config.calendars.append(HeraldConfig.CalendarSource(path: p, writeBack: true))
+            }
+        }
+        guard let d = value("sync.default") else { return }
+        switch d.text.trimmingSpaces {
+        case "local", "": config.syncByDefault = false
+        case "sync":
+            guard config.syncCalendar != nil else { throw ConfigError("\(d.source): 'sync' needs sync.calendar, the collection to sync to") }
+            config.syncByDefault = true
+        default: throw ConfigError("\(d.source): \"\(d.text)\" is not local or sync")
+        }
+    }
+
     /// Builds the configuration from `lookup`, which gives a key's text (from the file or a variable).
     static func build(path: String, environment: Environment, lookup: (String) -> String?) throws(ConfigError) -> HeraldConfig {
         var config = HeraldConfig()
@@ -304,6 +334,7 @@ public enum ConfigLoader {
                                            body: try template(body, d.body, extra: extra))
         }
         try calendars(&config, value, home: environment["HOME"] ?? "")
+        try sync(&config, value, home: environment["HOME"] ?? "")
         if let v = value("spool"), !v.text.isEmpty {
             var p = v.text
             if p == "~" || p.hasPrefix("~/") { p = (environment["HOME"] ?? "") + p.dropFirst() }

@@ -127,8 +127,12 @@ public struct HeraldConfig: Sendable, Equatable {
     public var maxJobs = 200_000
     /// The first day of a habit's week (0 = Monday ... 6 = Sunday), for targets such as 3/week.
     public var weekStart = 0
-    /// The calendars whose alarms heraldd shows.
+    /// The calendars whose alarms heraldd shows (the synced collection among them, written back).
     public var calendars: [CalendarSource] = []
+    /// The vdir collection Herald's synced jobs are stored in (`sync.calendar`), if any.
+    public var syncCalendar: String?
+    /// Whether a new reminder, timer or delivery is synced unless `--local` says otherwise (`sync.default`).
+    public var syncByDefault = false
     /// The spool directory, if configured (else the XDG default).
     public var spool: String?
     public var logLevel: LogLevel = .info

@@ -38,7 +38,7 @@ extension Engine {
                 let outcome: HistoryRecord.Outcome = pressed.action == .body && popup.job.kind == .habit ? .dismissed : .done
                 effects.append(ending(popup, outcome, now: now, note: pressed.action == .track ? "tracked" : nil))
                 effects += acknowledge(popup, now: now)
-                effects += writeBack(popup, .acknowledged, now: now)
+                effects += writeBack(popup, pressed.action == .done ? .completed : .acknowledged, now: now)
             }
             if pressed.action == .done, popup.map({ $0.job.kind == .habit }) ?? true, let name = name(of: id) {
                 effects.append(.load(LoadRequest(name: name, purpose: .action(.done, occurrence: pressed.occurrence))))

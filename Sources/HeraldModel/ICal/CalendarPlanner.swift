@@ -33,7 +33,7 @@ public enum CalendarPlanner {
         job.title = first.summary.isEmpty ? (first.isTodo ? "To-do" : "Event") : first.summary
         job.text = first.location
         job.calendar = CalendarLink(file: file, uid: first.uid, source: source.path,
-                                    writeBack: source.writeBack && !first.hasAttendees)
+                                    writeBack: source.writeBack && !first.hasAttendees, todo: first.isTodo, heraldKind: first.heraldKind)
         job.alarms = listed.map { a in
             CalendarAlarmEntry(
                 at: a.at,

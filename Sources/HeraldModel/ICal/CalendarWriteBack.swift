@@ -1,15 +1,21 @@
-/// A Dismiss or Snooze of a calendar alarm, to be written into its item as RFC 9074 says:
+/// A Dismiss, Snooze or Done of a calendar alarm, to be written into its item as RFC 9074 says:
 /// `ACKNOWLEDGED` on the VALARM (every alarm instant up to then is handled), and a snooze as a
-/// new VALARM `RELATED-TO;RELTYPE=SNOOZE` the original, with an absolute TRIGGER. Only those
-/// lines change (and a `UID` is added to a VALARM without one, so a snooze can name it).
+/// new VALARM `RELATED-TO;RELTYPE=SNOOZE` the original, with an absolute TRIGGER. Thunderbird's
+/// convention is written beside it on the event or to-do (`X-MOZ-LASTACK`, and
+/// `X-MOZ-SNOOZE-TIME`, or `X-MOZ-SNOOZE-TIME-<occurrence in µs>` for a recurring item), and a
+/// to-do done is `STATUS:COMPLETED`, `COMPLETED` and `PERCENT-COMPLETE:100`. Only those lines
+/// change (and a `UID` is added to a VALARM without one, so a snooze can name it).
 public struct CalendarWriteBack: Sendable, Equatable {
     public enum Change: Sendable, Equatable {
         case acknowledged
         case snoozed(until: Instant)
+        /// Done on a to-do: completed (a recurring one: this occurrence acknowledged).
+        case completed
         public var label: String {
             switch self {
             case .acknowledged: return "acknowledged"
             case .snoozed: return "snoozed"
+            case .completed: return "completed"
             }
         }
     }
@@ -24,13 +30,16 @@ public struct CalendarWriteBack: Sendable, Equatable {
     public var component: String?
     public var alarm: Int
     public var alarmUID: String?
+    /// The occurrence's original start as Herald formats it (nil: the item does not recur).
+    public var recurrenceID: String?
     public var change: Change
     /// When it was handled (the ACKNOWLEDGED value).
     public var at: Instant
 
-    public init(file: String, source: String = "", uid: String, component: String?, alarm: Int, alarmUID: String?, change: Change, at: Instant) {
+    public init(file: String, source: String = "", uid: String, component: String?, alarm: Int, alarmUID: String?,
+                recurrenceID: String? = nil, change: Change, at: Instant) {
         self.file = file; self.source = source; self.uid = uid; self.component = component; self.alarm = alarm; self.alarmUID = alarmUID
-        self.change = change; self.at = at
+        self.recurrenceID = recurrenceID; self.change = change; self.at = at
     }
 
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -83,10 +92,40 @@ public struct CalendarWriteBack: Sendable, Equatable {
             if let t = alarm.property("TRIGGER") { edits.append((t.lines, [line])) } else { edits.append((alarm.endLine ..< alarm.endLine, [line])) }
             if let ack = alarm.property("ACKNOWLEDGED") { edits.append((ack.lines, [])) }
         }
+        // Thunderbird's properties sit on the event or to-do, before its alarms (RFC 5545 puts a
+        // component's properties before its subcomponents).
+        let recurs = item.master.map { $0.property("RRULE") != nil || $0.property("RDATE") != nil } ?? false || recurrenceID != nil
+        func setOnOwner(_ name: String, _ value: String?) {
+            let existing = owner.properties.filter { $0.name == name }
+            for (k, p) in existing.enumerated() { edits.append((p.lines, k == 0 && value != nil ? [name + ":" + value!] : [])) }
+            if existing.isEmpty, let value { edits.append((owner.beginLine + 1 ..< owner.beginLine + 1, [name + ":" + value])) }
+        }
+        func clearMozSnoozes() {
+            for p in owner.properties where p.name == "X-MOZ-SNOOZE-TIME" || p.name.hasPrefix("X-MOZ-SNOOZE-TIME-") { edits.append((p.lines, [])) }
+        }
         switch change {
         case .acknowledged:
             setAcknowledged(target)
+            setOnOwner("X-MOZ-LASTACK", stamp)
+            clearMozSnoozes()
+        case .completed:
+            setAcknowledged(target)
+            setOnOwner("X-MOZ-LASTACK", stamp)
+            clearMozSnoozes()
+            // A recurring to-do goes on: Done is this occurrence's, acknowledged above.
+            if item.isTodo && !recurs {
+                setOnOwner("STATUS", "COMPLETED")
+                setOnOwner("COMPLETED", stamp)
+                setOnOwner("PERCENT-COMPLETE", "100")
+            }
         case .snoozed(let until):
+            setOnOwner("X-MOZ-LASTACK", stamp)
+            clearMozSnoozes()
+            if recurs, let rid = recurrenceID, let micros = Self.microseconds(ofRecurrenceID: rid) {
+                edits.append((owner.beginLine + 1 ..< owner.beginLine + 1, ["X-MOZ-SNOOZE-TIME-\(micros):" + Self.utc(until)]))
+            } else {
+                edits.append((owner.beginLine + 1 ..< owner.beginLine + 1, ["X-MOZ-SNOOZE-TIME:" + Self.utc(until)]))
+            }
             if isSnoozeAlarm {
                 retrigger(target, until)  // snoozed again: the same snooze alarm, later
             } else {
@@ -105,11 +144,22 @@ public struct CalendarWriteBack: Sendable, Equatable {
                 }
             }
         }
-        // From the bottom up, so earlier line numbers stay valid.
-        for edit in edits.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
+        // From the bottom up, so earlier line numbers stay valid; at one line, its replacement
+        // before an insertion there (which would otherwise push the line it replaces down).
+        for edit in edits.sorted(by: { a, b in
+            a.range.lowerBound != b.range.lowerBound ? a.range.lowerBound > b.range.lowerBound : a.range.count > b.range.count
+        }) {
             lines.replaceSubrange(edit.range, with: edit.lines)
         }
         return (lines, calendar.document.crlf)
+    }
+
+    /// Thunderbird names a recurring item's snooze by its occurrence's start in microseconds since
+    /// 1970 (an all-day occurrence: its midnight UTC).
+    static func microseconds(ofRecurrenceID text: String) -> Int64? {
+        if let instant = ISO8601.parseInstant(text) { return instant.microseconds }
+        if let day = LocalDate(parsing: text) { return day.start(in: .utc).microseconds }
+        return nil
     }
 
     static func utc(_ t: Instant) -> String {

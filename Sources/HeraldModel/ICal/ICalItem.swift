@@ -69,13 +69,16 @@ public struct ICalItem: Sendable {
         for (component, alarms) in zip(components, read) {
             let mine = byComponent[component.beginLine] ?? []
             let described = describedCache.read(self, component, localZone)
+            // Thunderbird's acknowledgement: every alarm of the event or to-do up to then is handled.
+            let lastAck = Self.utcInstant(component.property("X-MOZ-LASTACK") ?? (component.property("RECURRENCE-ID") == nil ? nil : master?.property("X-MOZ-LASTACK")))
+            let firstAlarm = out.count
             for (index, (alarm, known)) in zip(component.components.filter { $0.name == "VALARM" }, alarms).enumerated() {
                 guard let entry = known, let actionText = alarm.property("ACTION")?.value.uppercased(), let action = CalendarAlarm.Action(rawValue: actionText)
                 else { continue }
                 let trigger = entry.trigger
-                var acknowledged: Instant? = nil
+                var acknowledged: Instant? = lastAck
                 if let ack = alarm.property("ACKNOWLEDGED"), let (c, _) = ICalValue.dateTime(Substring(ack.value)) {
-                    acknowledged = Instant(seconds: c.localSeconds)
+                    acknowledged = max(acknowledged ?? Instant(seconds: c.localSeconds), Instant(seconds: c.localSeconds))
                 }
                 let sound = action == .audio ? alarm.property("ATTACH")?.value : nil
                 let alarmUID = alarm.property("UID")?.value
@@ -113,8 +116,30 @@ public struct ICalItem: Sendable {
                     try emit(offset.added(to: relatedToEnd ? occurrence.end : occurrence.startInstant, in: zone), occurrence, zone: zone)
                 }
             }
+            // Thunderbird's snooze: the item alarms again then (the first VALARM stands for it, so
+            // a Dismiss of it is written there), unless an RFC 9074 snooze alarm says the same.
+            for snooze in component.properties where snooze.name == "X-MOZ-SNOOZE-TIME" || snooze.name.hasPrefix("X-MOZ-SNOOZE-TIME-") {
+                guard let at = Self.utcInstant(snooze), at >= from, at < to, lastAck.map({ at > $0 }) ?? true,
+                      !out[firstAlarm...].contains(where: { $0.at == at }),
+                      let first = component.components.first(where: { $0.name == "VALARM" }) else { continue }
+                var occurrence = mine.last { $0.startInstant <= at } ?? mine.first
+                if snooze.name.count > "X-MOZ-SNOOZE-TIME-".count, let micros = Int64(snooze.name.dropFirst("X-MOZ-SNOOZE-TIME-".count)) {
+                    occurrence = mine.first { $0.startInstant.microseconds == micros } ?? occurrence
+                }
+                try spend(&meter, ICalBudget.stepsPerAlarm)
+                guard out.count < alarmLimit else { throw ICalError(line: self.line, "", budget: .alarms) }
+                out.append(alarmValue(at: at, occurrence: occurrence, component: component, described: described, index: 0,
+                                      action: .display, sound: nil, alarmUID: first.property("UID")?.value, attendees: attendees,
+                                      localZone: localZone, cache: describedCache))
+            }
         }
         return out
+    }
+
+    /// A property's UTC date-time value (`20261126T120000Z`), else nil.
+    static func utcInstant(_ p: ICalProperty?) -> Instant? {
+        guard let p, let (c, utc) = ICalValue.dateTime(Substring(p.value)), utc else { return nil }
+        return Instant(seconds: c.localSeconds)
     }
 
     /// A TRIGGER;VALUE=DATE-TIME (or one that ends in Z).
@@ -180,12 +205,14 @@ public struct ICalItem: Sendable {
         // An occurrence moved by a RANGE=THISANDFUTURE override is told by that override.
         let text = occurrence.map { cache.read(self, $0.component, localZone) } ?? described
         let start = occurrence?.startInstant ?? described.start ?? at
+        let kind = master?.property(SyncedItem.kindProperty)?.value.lowercased()
         return CalendarAlarm(
             at: at, uid: uid, recurrenceID: occurrence?.recurrenceID.map { Self.format($0, localZone: localZone) },
             summary: text.summary, location: text.location,
             start: start, allDay: occurrence?.start.isDate ?? false, isTodo: isTodo, action: action,
             sound: sound, alarmIndex: index, alarmUID: alarmUID,
-            componentRecurrenceID: described.recurrenceID, hasAttendees: attendees)
+            componentRecurrenceID: described.recurrenceID, hasAttendees: attendees,
+            heraldKind: kind.flatMap { ["reminder", "timer", "delivery"].contains($0) ? $0 : nil })
     }
 
     /// `2026-11-23` for a date, else the UTC instant `2026-11-23T13:30:00Z`.

@@ -23,6 +23,8 @@ public struct CalendarAlarm: Sendable, Equatable {
     public var componentRecurrenceID: String?
     /// The item has ATTENDEE lines (never written back: servers may email every attendee).
     public var hasAttendees: Bool
+    /// One of Herald's synced jobs: its `X-HERALD-KIND` (reminder, timer, delivery).
+    public var heraldKind: String? = nil
 }
 
 /// A parsed `.ics` file: its items (a VEVENT or VTODO and its RECURRENCE-ID overrides, by UID),

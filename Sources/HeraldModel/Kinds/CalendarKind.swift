@@ -8,8 +8,12 @@ public struct CalendarLink: Sendable, Equatable {
     /// Whether Dismiss and Snooze are written back into the file (RFC 9074): the source opted
     /// in and the item has no attendees.
     public var writeBack: Bool
-    public init(file: String, uid: String, source: String, writeBack: Bool) {
-        self.file = file; self.uid = uid; self.source = source; self.writeBack = writeBack
+    /// A to-do: its popup has Done, which completes it (`STATUS:COMPLETED`).
+    public var todo: Bool
+    /// One of Herald's synced jobs (`X-HERALD-KIND`: reminder, timer, delivery), else nil.
+    public var heraldKind: String?
+    public init(file: String, uid: String, source: String, writeBack: Bool, todo: Bool = false, heraldKind: String? = nil) {
+        self.file = file; self.uid = uid; self.source = source; self.writeBack = writeBack; self.todo = todo; self.heraldKind = heraldKind
     }
 }
 
@@ -101,9 +105,10 @@ enum CalendarKind: JobKindRules {
         return (config.templates["calendar"], values)
     }
 
-    /// Snooze (and the configured choices) and Dismiss.
+    /// Snooze (and the configured choices) and Dismiss; a to-do's Done first, in Dismiss's place
+    /// (a body click or closing the popup still dismisses it).
     static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] {
-        [.dismiss, .snooze(nil)] + config.popups.snoozeChoices.map { .snooze($0) }
+        [occurrence.job.calendar?.todo == true ? .done : .dismiss, .snooze(nil)] + config.popups.snoozeChoices.map { .snooze($0) }
     }
 
     static func popupClass(of occurrence: DueOccurrence) -> HeraldConfig.PopupClass { .reminder }
@@ -123,7 +128,7 @@ enum CalendarKind: JobKindRules {
 
     static func link(_ value: JSONValue) throws(JobError) -> CalendarLink {
         guard case .object(let o) = value else { throw JobError("field 'calendar' is not an object", value: value.snippet()) }
-        if let unknown = o.keys.filter({ !["file", "uid", "source", "writeBack"].contains($0) }).sorted().first {
+        if let unknown = o.keys.filter({ !["file", "uid", "source", "writeBack", "todo", "kind"].contains($0) }).sorted().first {
             throw JobError("unknown field 'calendar.\(unknown)'")
         }
         func text(_ key: String) throws(JobError) -> String {
@@ -135,7 +140,20 @@ enum CalendarKind: JobKindRules {
             guard case .bool(let b) = w else { throw JobError("field 'calendar.writeBack' is not true or false", value: w.snippet()) }
             writeBack = b
         }
-        return CalendarLink(file: try text("file"), uid: try text("uid"), source: try text("source"), writeBack: writeBack)
+        var todo = false
+        if let t = o["todo"] {
+            guard case .bool(let b) = t else { throw JobError("field 'calendar.todo' is not true or false", value: t.snippet()) }
+            todo = b
+        }
+        var kind: String? = nil
+        if let k = o["kind"] {
+            guard case .string(let s) = k, ["reminder", "timer", "delivery"].contains(s) else {
+                throw JobError("field 'calendar.kind' is not reminder, timer or delivery", value: k.snippet())
+            }
+            kind = s
+        }
+        return CalendarLink(file: try text("file"), uid: try text("uid"), source: try text("source"), writeBack: writeBack,
+                            todo: todo, heraldKind: kind)
     }
 
     static func entries(_ value: JSONValue) throws(JobError) -> [CalendarAlarmEntry] {
@@ -171,8 +189,11 @@ enum CalendarKind: JobKindRules {
     }
 
     static func json(_ link: CalendarLink) -> JSONWriter.Value {
-        .object([("file", .string(link.file)), ("uid", .string(link.uid)), ("source", .string(link.source)),
-                 ("writeBack", .bool(link.writeBack))])
+        var f: [(String, JSONWriter.Value)] = [("file", .string(link.file)), ("uid", .string(link.uid)), ("source", .string(link.source)),
+                                               ("writeBack", .bool(link.writeBack))]
+        if link.todo { f.append(("todo", .bool(true))) }
+        if let kind = link.heraldKind { f.append(("kind", .string(kind))) }
+        return .object(f)
     }
 
     static func json(_ e: CalendarAlarmEntry) -> JSONWriter.Value {

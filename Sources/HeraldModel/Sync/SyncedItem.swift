@@ -63,7 +63,7 @@ public enum SyncedItem {
             }
             main = first
             let zone = calendar.ownZone ?? schedule.zone
-            if zone.identifier == "UTC" || zone == .utc {
+            if zone.isUTC {
                 stamp = { ("", ICalWriter.utc($0)) }
             } else {
                 let name = calendar.zoneName ?? job.timezone ?? zone.identifier
@@ -152,5 +152,13 @@ public enum SyncedItem {
     static func deliveryTitle(_ job: Job) -> String {
         let count = job.itemCount
         return count == 0 ? "Delivery" : "Delivery: \(count) item\(count == 1 ? "" : "s")"
+    }
+}
+
+extension TimeZoneRules {
+    /// UTC under any of its names: an item in it is written with `Z` times and no VTIMEZONE.
+    var isUTC: Bool {
+        ["UTC", "UCT", "Zulu", "GMT", "Etc/UTC", "Etc/UCT", "Etc/Zulu", "Etc/GMT", "Universal", "Etc/Universal"].contains(identifier)
+            || self == .utc
     }
 }
