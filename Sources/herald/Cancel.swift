@@ -14,7 +14,11 @@ extension Herald {
         static let configuration = CommandConfiguration(
             commandName: "cancel",
             abstract: "Cancel pending jobs.",
-            discussion: "The job file moves to the spool's cancelled/ directory; nothing is deleted.")
+            discussion: """
+                The job file moves to the spool's cancelled/ directory; nothing is deleted. A synced \
+                job (made with --sync) is removed from your synced calendar, and so, after the next \
+                sync, from every device.
+                """)
 
         @OptionGroup var global: GlobalOptions
 
@@ -27,7 +31,13 @@ extension Herald {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            let targets = try ids.map { try ctx.findOne($0) }  // all found before any is cancelled
+            // All found before any is cancelled.
+            let synced = ids.map { ctx.syncedTarget($0) }
+            let targets = try zip(ids, synced).compactMap { id, s in s == nil ? try ctx.findOne(id) : nil }
+            for target in synced.compactMap({ $0 }) {
+                try ctx.cancelSynced(target)
+                say("Cancelled \(target.id) (synced; removed from \(target.path))")
+            }
             for target in targets {
                 if case .jobs = target.location, let answer = try ctx.askDaemon(.cancel(id: target.id)) {
                     // heraldd moved it, ended its popup and wrote the history.

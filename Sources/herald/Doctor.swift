@@ -79,8 +79,14 @@ struct DoctorChecks {
     func run() -> [DoctorCheck] {
         let resolved = Resolution.resolve(spool: global.spool, config: global.config, environment: environment)
         let (busCheck, serverCheck) = checkBusAndServer()
-        return [busCheck, serverCheck, checkSpool(resolved.spool), checkConfig(resolved), checkDaemon(resolved.spool),
-                checkUnit(), checkTimeZone()]
+        var checks = [busCheck, serverCheck, checkSpool(resolved.spool), checkConfig(resolved), checkDaemon(resolved.spool),
+                      checkUnit(), checkTimeZone()]
+        // Only with sync.calendar: without it, nothing about syncing is asked or said.
+        if let collection = resolved.config.syncCalendar {
+            let v = SyncHealth.read(collection, environment: environment).verdict(now: Instant(microseconds: Int64(time(nil)) * 1_000_000))
+            checks.append(v.ok ? .pass("synced calendar", v.detail) : .fail("synced calendar", v.detail, fix: v.fix ?? ""))
+        }
+        return checks
     }
 
     // MARK: config

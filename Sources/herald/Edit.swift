@@ -35,6 +35,11 @@ extension Herald {
             let ctx = try CLIContext.load(global)
             let time = try when.resolve(ctx)
             guard time > ctx.now else { throw CLIError.usage("\(ISO8601.format(time, in: ctx.zone)) is in the past: say a later time") }
+            if let synced = ctx.syncedTarget(id) {
+                try ctx.rescheduleSynced(synced, to: time)
+                say("Rescheduled \(synced.id): \(ctx.when(time)) (synced; changed in \(synced.path))")
+                return
+            }
             let (name, job) = try ctx.takenIn(try ctx.findOne(id), doing: "reschedule")
             var moved = job
             moved.at = time
@@ -62,7 +67,10 @@ extension Herald {
                 (at, every, warn, lead, timezone) starts its schedule over from now; a change to \
                 its text keeps its place (and a snooze).
 
-                The file is the job document (see the README's "Job file format"); its id stays.
+                The file is the job document (see the README's "Job file format"); its id stays. \
+                A synced job (made with --sync) is its calendar item: you edit the .ics text \
+                (its DUE or DTSTART, SUMMARY, alarms), checked as heraldd reads calendars, and \
+                the item keeps its UID.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -72,6 +80,7 @@ extension Herald {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
+            if let synced = ctx.syncedTarget(id) { return try editSynced(synced, ctx) }
             let (name, job) = try ctx.takenIn(try ctx.findOne(id), doing: "edit")
             let zone = job.zone(localZone: ctx.zone)
             let original = JSONWriter.render(job.jsonValue(zone: zone), pretty: true) + "\n"
@@ -118,6 +127,53 @@ extension Herald {
         }
 
         struct EditRefusal: Error { var reason: String }
+
+        /// Edits a synced job's calendar item in the editor: the text must read as a calendar
+        /// with the same UID and no problem, else the edit is offered again; nothing changes
+        /// until a good edit replaces the file in one step.
+        func editSynced(_ target: SyncedTarget, _ ctx: CLIContext) throws {
+            let original: [UInt8]
+            do { original = try FileSystem.read(target.path, limit: ICalBudget.maximumFileSize) } catch { throw CLIError.failure("\(error)") }
+            let dir = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let path = dir + "/herald-edit-\(target.id)-\(getpid()).ics"
+            unlink(path)
+            do { try FileSystem.writeAtomically(original, tmpPath: path + ".tmp", finalPath: path) } catch { throw CLIError.failure("\(error)") }
+            var keep = false
+            defer { if !keep { unlink(path) } }
+            while true {
+                try Self.runEditor(ctx.environment, path: path, id: target.id)
+                guard let edited = try? FileSystem.read(path, limit: ICalBudget.maximumFileSize) else {
+                    throw CLIError.failure("cannot read \(path) back; job \(target.id) unchanged")
+                }
+                if edited == original { say("No changes; job \(target.id) unchanged."); return }
+                let problem: String?
+                do {
+                    let file = try ICalendarFile(path: target.path, bytes: edited, zones: ZoneFiles.lookup)
+                    if !file.items.contains(where: { $0.uid == target.uid }) {
+                        problem = "the item's UID '\(target.uid)' is gone (it must stay)"
+                    } else if let first = file.problems.first {
+                        problem = "line \(first.line): \(first.message)"
+                    } else {
+                        problem = nil
+                    }
+                } catch {
+                    problem = "\(error)"
+                }
+                guard let problem else {
+                    guard (try? FileSystem.read(target.path, limit: ICalBudget.maximumFileSize)) == original else {
+                        keep = true
+                        throw CLIError.data("\(target.path) changed while you edited it (a sync?); nothing changed (your edit is in \(path))")
+                    }
+                    try ctx.replaceSyncedFile(target.path, with: String(decoding: edited, as: UTF8.self))
+                    say("Updated \(target.id) (synced; \(target.path))")
+                    return
+                }
+                warn("job \(target.id): \(problem)")
+                writeAll(2, "Edit again? [y/N] ")
+                let answer = readLine()?.trimmingSpaces.lowercased() ?? ""
+                guard answer == "y" || answer == "yes" else { throw CLIError.data("edit abandoned; job \(target.id) unchanged") }
+            }
+        }
 
         /// The edited document, checked as heraldd would check it, with the same id.
         static func check(_ text: String, id: String, _ ctx: CLIContext) throws -> Job {

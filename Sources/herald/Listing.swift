@@ -75,10 +75,23 @@ extension Herald {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            let p = try ctx.findOne(id)
+            if let synced = ctx.syncedTarget(id), synced.pending == nil {
+                // Synced, and not (yet) planned by heraldd here: the item itself.
+                say("id:       \(TextSafety.visible(synced.id))")
+                say("synced:   \(TextSafety.visible(synced.path))  (heraldd has not planned it here yet)")
+                if let bytes = try? FileSystem.read(synced.path, limit: ICalBudget.maximumFileSize) {
+                    say("")
+                    say(TextSafety.visible(String(decoding: bytes, as: UTF8.self), whitespace: .kept))
+                }
+                return
+            }
+            let p = try ctx.findOne(ctx.syncedTarget(id)?.pending?.id ?? id)
             // One field per line: a newline from the file is shown as ^J, not obeyed.
             say("id:       \(TextSafety.visible(p.id))")
             if let job = p.job { say("kind:     \(job.kind.rawValue)") }
+            if let link = p.job?.calendar, let kind = link.heraldKind {
+                say("synced:   \(kind) \(TextSafety.visible(SyncedItem.jobID(ofUID: link.uid) ?? link.uid)), in \(TextSafety.visible(link.file))")
+            }
             if let fire = p.fireAt {
                 let role = p.job.map { " (\($0.role(of: p.occurrence ?? fire, localZone: ctx.zone).rawValue))" } ?? ""
                 say("next:     \(ISO8601.format(fire, in: ctx.zone)), \(RelativeTime.phrase(fire, now: ctx.now))\(role)")
@@ -130,6 +143,8 @@ extension CLIContext {
 
     func kindLabel(_ p: PendingJob) -> String {
         guard let job = p.job else { return "?" }
+        // One of Herald's synced jobs, planned from the synced calendar: its own kind, marked.
+        if let kind = job.calendar?.heraldKind { return kind + " (synced)" }
         guard let occurrence = p.occurrence else { return job.kind.rawValue }
         return job.role(of: occurrence, localZone: zone).label
     }
@@ -149,6 +164,10 @@ extension CLIContext {
         }
         if let job = p.job, let occ = p.occurrence { f.append(("role", .string(job.role(of: occ, localZone: zone).rawValue))) }
         f.append(("state", .string(p.isWaitingForDaemon ? "intake" : "scheduled")))
+        if let link = p.job?.calendar, let kind = link.heraldKind {
+            f.append(("synced", .object([("calendar", .string(parentDirectory(of: link.file))), ("kind", .string(kind)),
+                                         ("id", SyncedItem.jobID(ofUID: link.uid).map { .string($0) } ?? .null)])))
+        }
         if let problem = p.problem { f.append(("problem", .string(problem))) }
         f.append(("job", p.job.map { $0.jsonValue(zone: zone) } ?? .null))
         return .object(f)

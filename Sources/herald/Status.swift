@@ -49,6 +49,13 @@ extension Herald {
                     ("missedLast24h", .int(Int64(missed))),
                 ]
                 f.append(("notifier", status.map { .string($0.notifier) } ?? .null))
+                if let collection = ctx.config.syncCalendar {
+                    let health = SyncHealth.read(collection, environment: ctx.environment)
+                    let v = health.verdict(now: ctx.now)
+                    f.append(("sync", .object([("calendar", .string(collection)), ("exists", .bool(health.exists)), ("items", .int(Int64(health.items))),
+                                               ("lastSync", health.lastSync.map { .string(ISO8601.format($0, in: ctx.zone)) } ?? .null),
+                                               ("ok", .bool(v.ok))])))
+                }
                 say(JSONWriter.render(.object(f), pretty: true))
             } else {
                 if let pid {
@@ -67,6 +74,11 @@ extension Herald {
                 say(pendingLine)
                 if let next, let due = next.fireAt { say("next:    \(TextSafety.visible(next.id)) at \(ctx.when(due))") }
                 if missed > 0 { sayStyled("missed:  \(Style.paint(String(missed), .yellow)) in the last 24 h, too late to show (see 'herald history')") }
+                if let collection = ctx.config.syncCalendar {
+                    let v = SyncHealth.read(collection, environment: ctx.environment).verdict(now: ctx.now)
+                    sayStyled("sync:    " + (v.ok ? "" : Style.paint("attention", .yellow) + ": ") + TextSafety.visible(v.detail)
+                              + (v.fix.map { " (\(TextSafety.visible($0)))" } ?? ""))
+                }
                 if pid != nil, let status {
                     if let error = status.lastError {
                         var line = "notifications: \(Style.paint("failing", .red)): \(TextSafety.visible(error))"

@@ -100,6 +100,10 @@ struct ConfigTests {
         ("calendars:\n  sources: calendars/personal\n", "key 'calendars.sources': \"calendars/personal\" is not an absolute path (or ~/...)"),
         ("calendars:\n  sources: /c/a\n  writeBack: /c/b\n", "key 'calendars.writeBack': \"/c/b\" is not one of calendars.sources"),
         ("calendars:\n  writeBack: all\n", "key 'calendars.writeBack': there are no calendars.sources to write back to"),
+        ("sync:\n  calendar: calendars/personal\n", "key 'sync.calendar': \"calendars/personal\" is not an absolute path (or ~/...)"),
+        ("sync:\n  calendar: /c/me.ics\n", "key 'sync.calendar': \"/c/me.ics\" is a file; sync.calendar is a vdir collection"),
+        ("sync:\n  default: sync\n", "key 'sync.default': 'sync' needs sync.calendar, the collection to sync to"),
+        ("sync:\n  calendar: /c/me\n  default: always\n", "key 'sync.default': \"always\" is not local or sync"),
     ])
     func badFilesAreRefusedNamingFileKeyAndReason(yaml: String, expected: String) {
         do {
@@ -118,6 +122,17 @@ struct ConfigTests {
         #expect(some.calendars == [.init(path: "/home/ada/.calendars/personal", writeBack: true), .init(path: "/srv/work.ics")])
         #expect(try load("calendars:\n  sources: /a, /b\n  writeBack: all\n").calendars.allSatisfy(\.writeBack))
         #expect(try load("calendars:\n  sources: /a\n  writeBack: none\n").calendars == [.init(path: "/a")])
+    }
+
+    /// The synced collection is a calendar source with write-back, listed or not.
+    @Test func theSyncedCalendarIsASourceThatWritesBack() throws {
+        let plain = try load(nil)
+        #expect(plain.syncCalendar == nil && !plain.syncByDefault)
+        let synced = try load("sync:\n  calendar: ~/.calendars/personal/\n  default: sync\n", env: ["HOME": "/home/ada"])
+        #expect(synced.syncCalendar == "/home/ada/.calendars/personal" && synced.syncByDefault)
+        #expect(synced.calendars == [.init(path: "/home/ada/.calendars/personal", writeBack: true)])
+        let listed = try load("calendars:\n  sources: /c/work, /c/me\nsync:\n  calendar: /c/me\n")
+        #expect(listed.calendars == [.init(path: "/c/work"), .init(path: "/c/me", writeBack: true)] && !listed.syncByDefault)
     }
 
     @Test func theWeekStartIsReadFromAWeekdayName() throws {
@@ -197,7 +212,7 @@ struct ConfigTests {
         var values: [String: String] = [
             "profile.name": "Env Name", "profile.address": "1 Env Road",
             "defaults.lead": "20m", "defaults.urgency": "low", "defaults.snooze": "7m",
-            "calendars.sources": "/env/cal", "calendars.writeBack": "all",
+            "calendars.sources": "/env/cal", "calendars.writeBack": "all", "sync.calendar": "~/env-synced", "sync.default": "sync",
             "spool": "/env/spool", "log.level": "debug", "catchUp.grace": "2h", "limits.retention": "30d", "limits.jobs": "5",
             "popups.snoozeChoices": "3m", "popups.maxRepeats": "2", "popups.summaryAfter": "4",
             "quietHours": "21:00-06:00", "habits.weekStart": "sunday",
@@ -220,7 +235,8 @@ struct ConfigTests {
         #expect(alone.profile == .init(name: "Env Name", address: "1 Env Road"))
         #expect(alone.popups.expire[.arrival] == .after(.seconds(10)))
         #expect(alone.templates["headsUp"].body.source == "env templates.headsUp.body")
-        #expect(alone.calendars == [.init(path: "/env/cal", writeBack: true)])
+        #expect(alone.calendars == [.init(path: "/env/cal", writeBack: true), .init(path: "/home/ada/env-synced", writeBack: true)])
+        #expect(alone.syncCalendar == "/home/ada/env-synced" && alone.syncByDefault)
         #expect(alone != HeraldConfig())
     }
 

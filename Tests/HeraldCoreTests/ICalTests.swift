@@ -197,6 +197,32 @@ import Testing
         #expect(next.alarms(from: .epoch, to: at + .minutes(24 * 60), localZone: .utc).alarms.map(\.at) == [ISO8601.parseInstant("2026-11-25T17:00:00Z")!])
     }
 
+    /// A sync that changes the item while Herald writes to it wins, and Herald's change is made
+    /// again on the new version: both are in the file, nothing is lost.
+    @Test func aSyncDuringAWriteBackWinsAndTheChangeIsAppliedAgain() throws {
+        let dir = TemporaryDirectory()
+        dir.write("k.ics", Self.khalItem, mode: 0o644)
+        let path = dir.path + "/k.ics"
+        let change = CalendarWriteBack(file: path, uid: "K1", component: nil, alarm: 0, alarmUID: nil, change: .acknowledged,
+                                       at: ISO8601.parseInstant("2026-11-24T13:16:02Z")!)
+        var syncs = 0
+        let written = try change.perform(localZone: .utc) {
+            guard syncs == 0 else { return }
+            syncs += 1
+            // vdirsyncer brings the server's version: the summary edited on the phone.
+            let synced = Self.khalItem.replacingOccurrences(of: "SUMMARY:Dentist", with: "SUMMARY:Dentist (moved to Room 4)")
+            try! synced.write(toFile: path + ".sync", atomically: false, encoding: .utf8)
+            rename(path + ".sync", path)
+        }
+        #expect(written && syncs == 1)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("SUMMARY:Dentist (moved to Room 4)\r\n") && text.contains("ACKNOWLEDGED:20261124T131602Z\r\n"), "\(text)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["k.ics"], "no temporary file left")
+        var st = stat()
+        stat(path, &st)
+        #expect(st.st_mode & 0o777 == 0o644, "the synced file's mode is kept")
+    }
+
     /// What Thunderbird writes is read: X-MOZ-LASTACK handles every alarm up to then,
     /// X-MOZ-SNOOZE-TIME alarms once more then; a snooze Herald writes carries both conventions
     /// (a recurring item's snooze names its occurrence in microseconds).

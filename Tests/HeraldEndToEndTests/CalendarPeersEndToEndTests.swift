@@ -38,7 +38,7 @@ struct CalendarPeersEndToEndTests {
 
         func sync(_ side: String) throws {
             let r = try run("sync", side)
-            guard r.status == 0 else { throw SetupError("vdirsyncer sync \(side) failed: \(r.stderr)") }
+            guard r.status == 0 else { throw SetupError("vdirsyncer sync \(side) failed: \(r.stderr) \(r.stdout)") }
         }
 
         /// khal creates an event starting at the next whole minute at least `lead` seconds away,

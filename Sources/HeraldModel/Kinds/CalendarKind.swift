@@ -83,7 +83,7 @@ enum CalendarKind: JobKindRules {
         guard job.every.isEmpty, job.at == nil else { throw JobError("a calendar job takes its times from 'alarms', not 'at' or 'every'") }
     }
 
-    /// "Dentist at 14:30", "Mum's birthday today (all day)"; the location below.
+    /// "Dentist at 14:30", "Return the books due 17:00", "Mum's birthday today (all day)"; the location below.
     static func message(_ occurrence: DueOccurrence, config: HeraldConfig, now: Instant) -> (HeraldConfig.Message, [String: String]) {
         let job = occurrence.job
         let zone = occurrence.schedule.zone
@@ -99,7 +99,8 @@ enum CalendarKind: JobKindRules {
             } else if let instant = ISO8601.parseInstant(start) {
                 let clock = RelativeTime.clock(instant, zone: zone, now: now)
                 values["start"] = clock
-                values["when"] = (instant < now ? "began " : "at ") + clock
+                // A to-do's time is when it is due; an event's, when it starts.
+                values["when"] = job.calendar?.todo == true ? "due " + clock : (instant < now ? "began " : "at ") + clock
             }
         }
         return (config.templates["calendar"], values)

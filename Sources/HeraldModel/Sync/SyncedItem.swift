@@ -162,3 +162,55 @@ extension TimeZoneRules {
             || self == .utc
     }
 }
+
+extension SyncedItem {
+    /// The item's lines with its time moved to `time` (UTC): a to-do's DUE, an event's DTSTART
+    /// (with DTEND or DURATION kept as long), its snoozes dropped (RFC 9074's snooze alarms and
+    /// Thunderbird's X-MOZ-SNOOZE-TIME), LAST-MODIFIED and DTSTAMP set to `now`. Its alarms
+    /// follow, being relative to that time.
+    ///
+    /// - Throws: `Refusal` when the file holds no such item, or the item recurs (its RRULE is
+    ///   counted from DTSTART: cancel it and add it again instead).
+    public static func rescheduled(_ bytes: [UInt8], path: String, uid: String, to time: Instant, now: Instant,
+                                   zones: @escaping ZoneLookup) throws(Refusal) -> (lines: [String], crlf: Bool) {
+        let file: ICalendarFile
+        do { file = try ICalendarFile(path: path, bytes: bytes, zones: zones) } catch { throw Refusal("\(path): \(error)") }
+        guard let item = file.items.first(where: { $0.uid == uid }), let master = item.master else {
+            throw Refusal("\(path) holds no item '\(uid)'")
+        }
+        guard master.property("RRULE") == nil, master.property("RDATE") == nil, item.overrides.isEmpty else {
+            throw Refusal("'\(uid)' recurs: a recurring synced job is moved by cancelling it and adding it again with --at")
+        }
+        var edits: [(range: Range<Int>, lines: [String])] = []
+        let stamp = ICalWriter.utc(now)
+        let name = item.isTodo ? "DUE" : "DTSTART"
+        if item.isTodo, let start = master.property("DTSTART") {
+            edits.append((start.lines, []))  // a to-do's start before its new due time would be a lie
+        }
+        if let old = master.property(name) {
+            edits.append((old.lines, [name + ":" + ICalWriter.utc(time)]))
+            if !item.isTodo, let end = master.property("DTEND"),
+               let oldStart = try? item.time(old), let oldEnd = try? item.time(end) {
+                let length = oldEnd.instant(localZone: .utc) - oldStart.instant(localZone: .utc)
+                edits.append((end.lines, ["DTEND:" + ICalWriter.utc(time + length)]))
+            }
+        } else {
+            edits.append((master.beginLine + 1 ..< master.beginLine + 1, [name + ":" + ICalWriter.utc(time)]))
+        }
+        for p in master.properties where p.name == "X-MOZ-SNOOZE-TIME" || p.name.hasPrefix("X-MOZ-SNOOZE-TIME-") { edits.append((p.lines, [])) }
+        for key in ["LAST-MODIFIED", "DTSTAMP"] {
+            if let p = master.property(key) { edits.append((p.lines, [key + ":" + stamp])) }
+        }
+        for alarm in master.components where alarm.name == "VALARM"
+            && alarm.properties("RELATED-TO").contains(where: { $0.parameter("RELTYPE")?.uppercased() == "SNOOZE" }) {
+            edits.append((alarm.beginLine ..< alarm.endLine + 1, []))
+        }
+        var lines = file.document.lines
+        for edit in edits.sorted(by: { a, b in
+            a.range.lowerBound != b.range.lowerBound ? a.range.lowerBound > b.range.lowerBound : a.range.count > b.range.count
+        }) {
+            lines.replaceSubrange(edit.range, with: edit.lines)
+        }
+        return (lines, file.document.crlf)
+    }
+}
