@@ -106,6 +106,29 @@ struct SyncedItemTests {
         #expect(alarms(file).first?.summary == title)
     }
 
+    /// `herald reschedule` of a synced job moves its DUE (an event's DTSTART, with its end) and
+    /// drops its snoozes; its alarms follow. A recurring item is refused.
+    @Test func reschedulingMovesTheItemsTimeAndDropsItsSnoozes() throws {
+        let at = now + .minutes(60)
+        let (text, _) = try item(Job(kind: .reminder, at: at, text: "Call the garage", warn: [.minutes(10)]))
+        var uids = ["herald-s1"].makeIterator()
+        let snooze = CalendarWriteBack(file: "i.ics", uid: "herald-t1", component: nil, alarm: 0, alarmUID: "herald-t1-alarm-0",
+                                       change: .snoozed(until: at + .minutes(5)), at: at + .seconds(2))
+        let (snoozed, _) = try #require(try snooze.apply(to: Array(text.utf8), localZone: berlin, zones: ZoneFiles.lookup, newUID: { uids.next()! }))
+        let later = now + .minutes(180)
+        let (moved, crlf) = try SyncedItem.rescheduled(Array(snoozed.joined(separator: "\r\n").utf8), path: "i.ics", uid: "herald-t1",
+                                                       to: later, now: now + .minutes(2), zones: ZoneFiles.lookup)
+        #expect(crlf)
+        #expect(moved.contains("DUE:20261125T130000Z") && moved.contains("LAST-MODIFIED:20261125T100200Z"))
+        #expect(!moved.contains { $0.hasPrefix("X-MOZ-SNOOZE-TIME") || $0.hasPrefix("RELATED-TO") }, "\(moved)")
+        let file = try ICalendarFile(path: "i.ics", bytes: Array(moved.joined(separator: "\r\n").utf8), zones: ZoneFiles.lookup)
+        #expect(alarms(file).map { $0.at } == [later - .minutes(10), later])
+        let (recurring, _) = try item(Job(kind: .reminder, every: "daily", text: "x"))
+        #expect(throws: SyncedItem.Refusal.self) {
+            try SyncedItem.rescheduled(Array(recurring.utf8), path: "r.ics", uid: "herald-t1", to: later, now: now, zones: ZoneFiles.lookup)
+        }
+    }
+
     @Test func aZoneBecomesAVTimezoneWithItsRules() throws {
         let lines = try #require(berlin.vtimezone(tzid: "Europe/Berlin"))
         #expect(lines == ["BEGIN:VTIMEZONE", "TZID:Europe/Berlin",

@@ -144,14 +144,19 @@ public struct CalendarWriteBack: Sendable, Equatable {
                 }
             }
         }
-        // From the bottom up, so earlier line numbers stay valid; at one line, its replacement
-        // before an insertion there (which would otherwise push the line it replaces down).
+        Self.apply(edits, to: &lines)
+        return (lines, calendar.document.crlf)
+    }
+
+    /// Replaces line ranges of a file: from the bottom up, so earlier line numbers stay valid;
+    /// at one line, its replacement before an insertion there (which would otherwise push the
+    /// line it replaces down).
+    static func apply(_ edits: [(range: Range<Int>, lines: [String])], to lines: inout [String]) {
         for edit in edits.sorted(by: { a, b in
             a.range.lowerBound != b.range.lowerBound ? a.range.lowerBound > b.range.lowerBound : a.range.count > b.range.count
         }) {
             lines.replaceSubrange(edit.range, with: edit.lines)
         }
-        return (lines, calendar.document.crlf)
     }
 
     /// Thunderbird names a recurring item's snooze by its occurrence's start in microseconds since

@@ -206,11 +206,7 @@ extension SyncedItem {
             edits.append((alarm.beginLine ..< alarm.endLine + 1, []))
         }
         var lines = file.document.lines
-        for edit in edits.sorted(by: { a, b in
-            a.range.lowerBound != b.range.lowerBound ? a.range.lowerBound > b.range.lowerBound : a.range.count > b.range.count
-        }) {
-            lines.replaceSubrange(edit.range, with: edit.lines)
-        }
+        CalendarWriteBack.apply(edits, to: &lines)
         return (lines, file.document.crlf)
     }
 }
