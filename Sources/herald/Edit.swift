@@ -37,7 +37,7 @@ extension Herald {
             guard time > ctx.now else { throw CLIError.usage("\(ISO8601.format(time, in: ctx.zone)) is in the past: say a later time") }
             if let synced = ctx.syncedTarget(id) {
                 try ctx.rescheduleSynced(synced, to: time)
-                say("Rescheduled \(synced.id): \(ctx.when(time)) (synced; changed in \(synced.path))")
+                say("Rescheduled \(synced.id): from \(ctx.when(time)) (synced; changed in \(synced.path))")
                 return
             }
             let (name, job) = try ctx.takenIn(try ctx.findOne(id), doing: "reschedule")

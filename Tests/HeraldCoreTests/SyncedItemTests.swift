@@ -123,10 +123,16 @@ struct SyncedItemTests {
         #expect(!moved.contains { $0.hasPrefix("X-MOZ-SNOOZE-TIME") || $0.hasPrefix("RELATED-TO") }, "\(moved)")
         let file = try ICalendarFile(path: "i.ics", bytes: Array(moved.joined(separator: "\r\n").utf8), zones: ZoneFiles.lookup)
         #expect(alarms(file).map { $0.at } == [later - .minutes(10), later])
-        let (recurring, _) = try item(Job(kind: .reminder, every: "daily", text: "x"))
-        #expect(throws: SyncedItem.Refusal.self) {
-            try SyncedItem.rescheduled(Array(recurring.utf8), path: "r.ics", uid: "herald-t1", to: later, now: now, zones: ZoneFiles.lookup)
-        }
+        // A recurring item starts over from its first occurrence at or after the new time, in its zone.
+        let (recurring, _) = try item(Job(kind: .reminder, every: "Mon..Fri 09:00", text: "Stand-up"))
+        #expect(recurring.contains("DTSTART;TZID=Europe/Berlin:20261126T090000"))
+        let monday = ISO8601.parseInstant("2026-11-28T12:00:00Z")!  // a Saturday: the next is Monday 30th
+        let (restarted, _) = try SyncedItem.rescheduled(Array(recurring.utf8), path: "r.ics", uid: "herald-t1", to: monday, now: now,
+                                                        zones: ZoneFiles.lookup)
+        #expect(restarted.contains("DTSTART;TZID=Europe/Berlin:20261130T090000") && restarted.contains("DUE;TZID=Europe/Berlin:20261130T090000"), "\(restarted)")
+        let again = try ICalendarFile(path: "r.ics", bytes: Array(restarted.joined(separator: "\r\n").utf8), zones: ZoneFiles.lookup)
+        let read = again.alarms(from: now, to: now + .seconds(8 * 86_400), localZone: berlin).alarms.map { $0.at }.sorted()
+        #expect(read.first == ISO8601.parseInstant("2026-11-30T08:00:00Z") && read.count == 4, "\(read)")  // Mon 30 to Thu 3
     }
 
     @Test func aZoneBecomesAVTimezoneWithItsRules() throws {

@@ -167,10 +167,12 @@ extension SyncedItem {
     /// The item's lines with its time moved to `time` (UTC): a to-do's DUE, an event's DTSTART
     /// (with DTEND or DURATION kept as long), its snoozes dropped (RFC 9074's snooze alarms and
     /// Thunderbird's X-MOZ-SNOOZE-TIME), LAST-MODIFIED and DTSTAMP set to `now`. Its alarms
-    /// follow, being relative to that time.
+    /// follow, being relative to that time. A recurring item starts its schedule over: DTSTART
+    /// (and a to-do's DUE) move to its first occurrence at or after `time`, in their own zone,
+    /// so the RRULE counts from there.
     ///
-    /// - Throws: `Refusal` when the file holds no such item, or the item recurs (its RRULE is
-    ///   counted from DTSTART: cancel it and add it again instead).
+    /// - Throws: `Refusal` when the file holds no such item, or a recurring one never occurs
+    ///   after `time` (within a year).
     public static func rescheduled(_ bytes: [UInt8], path: String, uid: String, to time: Instant, now: Instant,
                                    zones: @escaping ZoneLookup) throws(Refusal) -> (lines: [String], crlf: Bool) {
         let file: ICalendarFile
@@ -178,11 +180,26 @@ extension SyncedItem {
         guard let item = file.items.first(where: { $0.uid == uid }), let master = item.master else {
             throw Refusal("\(path) holds no item '\(uid)'")
         }
-        guard master.property("RRULE") == nil, master.property("RDATE") == nil, item.overrides.isEmpty else {
-            throw Refusal("'\(uid)' recurs: a recurring synced job is moved by cancelling it and adding it again with --at")
-        }
         var edits: [(range: Range<Int>, lines: [String])] = []
         let stamp = ICalWriter.utc(now)
+        if master.property("RRULE") != nil || master.property("RDATE") != nil {
+            let ahead = file.alarms(from: time, to: time + .seconds(400 * 86_400), localZone: .utc).alarms
+            guard let first = ahead.map(\.start).filter({ $0 >= time }).min() else {
+                throw Refusal("'\(uid)' does not recur after \(ISO8601.format(time, offsetSeconds: 0, zulu: true)) within a year")
+            }
+            for name in item.isTodo ? ["DTSTART", "DUE"] : ["DTSTART"] {
+                guard let p = master.property(name) else { continue }
+                edits.append((p.lines, [Self.retimed(p, to: first, in: item)]))
+            }
+            for key in ["LAST-MODIFIED", "DTSTAMP"] {
+                if let p = master.property(key) { edits.append((p.lines, [key + ":" + stamp])) }
+            }
+            for p in master.properties where p.name == "X-MOZ-SNOOZE-TIME" || p.name.hasPrefix("X-MOZ-SNOOZE-TIME-") { edits.append((p.lines, [])) }
+            var lines = file.document.lines
+            CalendarWriteBack.apply(edits, to: &lines)
+            return (lines, file.document.crlf)
+        }
+        guard item.overrides.isEmpty else { throw Refusal("'\(uid)' has overridden occurrences; edit it with 'herald edit'") }
         let name = item.isTodo ? "DUE" : "DTSTART"
         if item.isTodo, let start = master.property("DTSTART") {
             edits.append((start.lines, []))  // a to-do's start before its new due time would be a lie
@@ -208,5 +225,17 @@ extension SyncedItem {
         var lines = file.document.lines
         CalendarWriteBack.apply(edits, to: &lines)
         return (lines, file.document.crlf)
+    }
+
+    /// A date-time property moved to `instant`, written as it was: in UTC, or as the wall time
+    /// in its TZID (its parameters kept).
+    static func retimed(_ p: ICalProperty, to instant: Instant, in item: ICalItem) -> String {
+        let params = p.parameters.map { param in
+            ";" + param.name + "=" + param.values.map { v in v.contains { ":;,".contains($0) } ? "\"" + v + "\"" : v }.joined(separator: ",")
+        }.joined()
+        if case .local(_, let zone)? = try? item.time(p) {
+            return p.name + params + ":" + ICalWriter.local(instant, in: zone.rules(local: .utc))
+        }
+        return p.name + params + ":" + ICalWriter.utc(instant)
     }
 }
