@@ -197,6 +197,17 @@ import Testing
         #expect(next.alarms(from: .epoch, to: at + .minutes(24 * 60), localZone: .utc).alarms.map(\.at) == [ISO8601.parseInstant("2026-11-25T17:00:00Z")!])
     }
 
+    /// A calendar from a server others write to may carry any number of Thunderbird snoozes:
+    /// only the last 64 of an item are read (here lines 4936 to 4999: 15:22:16 on).
+    @Test func thunderbirdSnoozesAreBounded() throws {
+        let lines = (0..<5000).map { k in "X-MOZ-SNOOZE-TIME-\(k):20261124T\(String(format: "%02d%02d%02d", 14 + k / 3600, k / 60 % 60, k % 60))Z" }
+        let text = Self.khalItem.replacingOccurrences(of: "SUMMARY:Dentist\r\n", with: "SUMMARY:Dentist\r\n" + lines.joined(separator: "\r\n") + "\r\n")
+        let read = try ICalendarFile(path: "k.ics", bytes: Array(text.utf8)).alarms(from: .epoch, to: ISO8601.parseInstant("2026-11-25T00:00:00Z")!, localZone: .utc)
+        #expect(read.problems.isEmpty)
+        let snoozes = read.alarms.filter { $0.at > ISO8601.parseInstant("2026-11-24T13:30:00Z")! }
+        #expect(snoozes.count == 64 && snoozes.first?.at == ISO8601.parseInstant("2026-11-24T15:22:16Z"), "\(snoozes.count) \(String(describing: snoozes.first?.at))")
+    }
+
     /// A sync that changes the item while Herald writes to it wins, and Herald's change is made
     /// again on the new version: both are in the file, nothing is lost.
     @Test func aSyncDuringAWriteBackWinsAndTheChangeIsAppliedAgain() throws {

@@ -45,6 +45,9 @@ public enum ICalBudget {
     static func steps(forFileOf size: Int) -> Int { max(stepsPerFile, size) }
     /// What making one alarm counts for (its text and recurrence id are built): about four steps.
     public static let stepsPerAlarm = 4
+    /// Thunderbird's snoozes (`X-MOZ-SNOOZE-TIME-…`) read per event or to-do, the last ones: it
+    /// writes one per snoozed occurrence, and each is matched against the occurrences.
+    public static let mozSnoozesPerComponent = 64
     /// Candidate times in one FREQ period before BYSETPOS (days × hours × minutes × seconds):
     /// a YEARLY rule with every BY-part would ask for 32 million at once.
     public static let candidatesPerPeriod = 10_000

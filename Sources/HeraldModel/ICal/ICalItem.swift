@@ -118,7 +118,9 @@ public struct ICalItem: Sendable {
             }
             // Thunderbird's snooze: the item alarms again then (the first VALARM stands for it, so
             // a Dismiss of it is written there), unless an RFC 9074 snooze alarm says the same.
-            for snooze in component.properties where snooze.name == "X-MOZ-SNOOZE-TIME" || snooze.name.hasPrefix("X-MOZ-SNOOZE-TIME-") {
+            let snoozes = component.properties.filter { $0.name == "X-MOZ-SNOOZE-TIME" || $0.name.hasPrefix("X-MOZ-SNOOZE-TIME-") }
+            for snooze in snoozes.suffix(ICalBudget.mozSnoozesPerComponent) {
+                try spend(&meter)
                 guard let at = Self.utcInstant(snooze), at >= from, at < to, lastAck.map({ at > $0 }) ?? true,
                       !out[firstAlarm...].contains(where: { $0.at == at }),
                       let first = component.components.first(where: { $0.name == "VALARM" }) else { continue }
