@@ -31,14 +31,14 @@ extension CLIContext {
         guard let collection = config.syncCalendar else {
             throw CLIError.usage("--sync needs sync.calendar in the config: the vdir collection vdirsyncer syncs (see the README, \"On all your devices\")")
         }
-        try writeSynced(job, to: collection, replacing: false)
+        try writeSynced(job, to: collection)
         return collection
     }
 
     /// Writes `job` as its item into `collection`: checked as heraldd would check its job file,
     /// then written to a hidden file beside it, synced and renamed into place, so vdirsyncer
     /// and heraldd only ever see it whole.
-    func writeSynced(_ job: Job, to collection: String, replacing: Bool) throws {
+    func writeSynced(_ job: Job, to collection: String) throws {
         guard let id = job.id else { throw CLIError.failure("the job has no id") }
         var checked: Job
         do { checked = try Job.decode(Array(job.encoded(zone: zone).utf8), localZone: zone) } catch {
@@ -50,7 +50,7 @@ extension CLIContext {
             throw CLIError.failure("sync.calendar '\(collection)' is not a folder: create it, or let 'vdirsyncer discover' and 'vdirsyncer sync' make it")
         }
         let final = collection + "/" + SyncedItem.fileName(for: id)
-        if !replacing, FileSystem.exists(final) { throw CLIError.data("--id: a synced job '\(id)' exists already in '\(collection)'") }
+        if FileSystem.exists(final) { throw CLIError.data("--id: a synced job '\(id)' exists already in '\(collection)'") }
         let text: String
         do {
             let schedule = try JobSchedule(checked, localZone: zone, defaultLead: config.lead)
@@ -98,8 +98,11 @@ extension CLIContext {
         }
         if Job.isValidID(query), FileSystem.exists(collection + "/" + SyncedItem.fileName(for: query)) {
             let path = collection + "/" + SyncedItem.fileName(for: query)
-            let planned = spool.findPending("cal-", defaultLead: config.lead, localZone: zone, now: now).first { $0.job?.calendar?.file == path }
-            return SyncedTarget(path: path, uid: SyncedItem.uid(for: query), pending: planned)
+            let uid = SyncedItem.uid(for: query)
+            // heraldd's job for it has the id the calendar sync derives from source, file and UID.
+            let planned = CalendarPlanner.jobID(source: collection, file: path, uid: uid)
+            let pending = spool.findPending(planned, defaultLead: config.lead, localZone: zone, now: now).first { $0.id == planned }
+            return SyncedTarget(path: path, uid: uid, pending: pending)
         }
         let found = spool.findPending(query, defaultLead: config.lead, localZone: zone, now: now)
         guard found.count == 1, let p = found.first, inCollection(p), let link = p.job?.calendar else { return nil }

@@ -17,7 +17,7 @@ public enum SyncedItem {
 
     /// The job id of an item Herald wrote (`herald-ID`), else nil.
     public static func jobID(ofUID uid: String) -> String? {
-        guard uid.hasPrefix("herald-"), !uid.hasPrefix("herald-alarm") else { return nil }
+        guard uid.hasPrefix("herald-") else { return nil }
         let id = String(uid.dropFirst(7))
         return Job.isValidID(id) ? id : nil
     }
