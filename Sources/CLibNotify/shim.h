@@ -61,4 +61,55 @@ static inline int herald_notification_closed_reason(NotifyNotification *notifica
     return reason;
 }
 
+/// Wraps g_signal_connect for a GSettings "changed::KEY" signal (handler: settings, key, data).
+static inline unsigned long herald_settings_on_changed(GSettings *settings, const char *signal,
+                                                       void (*handler)(GSettings *, const char *, void *),
+                                                       void *user_data) {
+    return g_signal_connect(settings, signal, G_CALLBACK(handler), user_data);
+}
+
+/// GSettings for `schema_id` when that schema is installed (g_settings_new aborts otherwise).
+static inline GSettings *herald_settings_if_installed(const char *schema_id, const char *key) {
+    GSettingsSchemaSource *source = g_settings_schema_source_get_default();
+    if (source == NULL) return NULL;
+    GSettingsSchema *schema = g_settings_schema_source_lookup(source, schema_id, TRUE);
+    if (schema == NULL) return NULL;
+    gboolean has = g_settings_schema_has_key(schema, key);
+    GSettings *settings = has ? g_settings_new_full(schema, NULL, NULL) : NULL;
+    g_settings_schema_unref(schema);
+    return settings;
+}
+
+/// A boolean inside a "(v)" or "(b)" reply, or -1 when it holds none.
+static inline int herald_reply_boolean(GVariant *reply) {
+    if (reply == NULL || g_variant_n_children(reply) < 1) return -1;
+    GVariant *child = g_variant_get_child_value(reply, 0);
+    if (g_variant_is_of_type(child, G_VARIANT_TYPE_VARIANT)) {
+        GVariant *inner = g_variant_get_variant(child);
+        g_variant_unref(child);
+        child = inner;
+    }
+    int value = g_variant_is_of_type(child, G_VARIANT_TYPE_BOOLEAN) ? (g_variant_get_boolean(child) ? 1 : 0) : -1;
+    g_variant_unref(child);
+    return value;
+}
+
+/// Whether a PropertiesChanged "(sa{sv}as)" names `property` (changed or invalidated).
+static inline int herald_properties_changed_names(GVariant *parameters, const char *property) {
+    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(sa{sv}as)"))) return 0;
+    GVariant *changed = g_variant_get_child_value(parameters, 1);
+    GVariant *value = g_variant_lookup_value(changed, property, NULL);
+    g_variant_unref(changed);
+    if (value != NULL) { g_variant_unref(value); return 1; }
+    GVariant *invalidated = g_variant_get_child_value(parameters, 2);
+    int found = 0;
+    for (gsize k = 0; k < g_variant_n_children(invalidated) && !found; k++) {
+        GVariant *name = g_variant_get_child_value(invalidated, k);
+        found = g_strcmp0(g_variant_get_string(name, NULL), property) == 0;
+        g_variant_unref(name);
+    }
+    g_variant_unref(invalidated);
+    return found;
+}
+
 #endif

@@ -26,6 +26,16 @@ final class GLibThread: @unchecked Sendable {
         }, box, nil)
     }
 
+    /// Runs `work` on the GLib thread after `milliseconds`.
+    func after(milliseconds: UInt32, _ work: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
+        g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { data in
+            let box = Unmanaged<WorkBox>.fromOpaque(data!).takeRetainedValue()
+            box.work()
+            return 0  // G_SOURCE_REMOVE
+        }, box, nil)
+    }
+
     /// Runs `work` on the GLib thread and waits for its result.
     func sync<T: Sendable>(_ work: @escaping @Sendable () -> T) -> T {
         let done = DispatchSemaphore(value: 0)

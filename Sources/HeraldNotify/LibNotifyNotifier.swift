@@ -13,9 +13,17 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private let logger: Logger
     // Touched only on the GLib thread.
     private var capabilities: Set<String>?
-    /// The server draws the body-click action (`default`) as a button: xfce4-notifyd 0.7 does
-    /// (make compat), so there the action is left out rather than shown as a stray button.
-    private var drawsDefaultAction = false
+    /// What the server does that the spec leaves open (ServerTraits), once asked.
+    private var traits: ServerTraits?
+    /// Follows the server's do-not-disturb, when it has one Herald knows.
+    private var quietWatcher: DesktopQuietWatcher?
+    /// Popups the server will close for room (it keeps `perAppLimit` per app and got one more).
+    private var pushedOut: Set<UnsafeMutablePointer<NotifyNotification>> = []
+    /// Popups whose button was already reported: GNOME Shell emits ActionInvoked twice.
+    private var acted: Set<UnsafeMutablePointer<NotifyNotification>> = []
+    /// The last popup sent (summary and body) and when, for a server that refuses the same one
+    /// again within a moment (KDE Plasma: 1 s).
+    private var lastSent: (key: String, at: UInt64)?
     /// When the last show failed, and how (monotonic nanoseconds).
     private var lastFailure: (at: UInt64, error: NotifierError)?
     /// Popups on screen, kept alive until the server closes them (else their buttons go dead
@@ -30,6 +38,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private let sounds: SoundPlayer
     private let actionHandler = ActionHandlerBox()
     private let busHandlers = BusHandlersBox()
+    private let serverHandlers = ServerHandlersBox()
     /// The session bus connection being watched (GLib thread only).
     private var watchedConnection: OpaquePointer?  // GDBusConnection *
 
@@ -51,15 +60,74 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// one per queued popup. The caller retries after its backoff.
     public func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
         let queuedAt = DispatchTime.now().uptimeNanoseconds
-        glib.perform { [self] in
-            if let failure = lastFailure, queuedAt < failure.at {
-                completion(.failure(failure.error))
+        glib.perform { [self] in showQueued(request, queuedAt: queuedAt, completion: completion) }
+    }
+
+    private func showQueued(_ request: NotificationRequest, queuedAt: UInt64, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
+        if let failure = lastFailure, queuedAt < failure.at {
+            completion(.failure(failure.error))
+            return
+        }
+        // KDE Plasma refuses a popup identical to the one before within 1 s
+        // (ExcessNotificationGeneration): such a one waits for the window to pass.
+        if let window = traits?.refusesRepeatWithin, let last = lastSent, last.key == Self.sameness(request) {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let until = last.at + UInt64(window.microseconds) * 1000 + 20_000_000
+            if now < until {
+                glib.after(milliseconds: UInt32((until - now) / 1_000_000) + 1) { [self] in
+                    showQueued(request, queuedAt: queuedAt, completion: completion)
+                }
                 return
             }
-            let result = showOnGLibThread(request)
-            if case .failure(let error) = result { lastFailure = (DispatchTime.now().uptimeNanoseconds, error) } else { watchBus() }
-            completion(result)
         }
+        let result = showOnGLibThread(request)
+        if case .failure(let error) = result { lastFailure = (DispatchTime.now().uptimeNanoseconds, error) } else {
+            lastSent = (Self.sameness(request), DispatchTime.now().uptimeNanoseconds)
+            watchBus()
+        }
+        completion(result)
+    }
+
+    /// What makes two popups "the same" to a server that refuses repeats: app, summary, body.
+    static func sameness(_ request: NotificationRequest) -> String { request.summary + "\u{0}" + request.body }
+
+    /// Called on the GLib thread with the server's traits each time a server is asked about
+    /// (at start, and when another takes the name), and with the desktop's do-not-disturb
+    /// (true: on) and where it was read, when it is first read and on each change; nil when
+    /// it is no longer known (the server left).
+    public func onServer(described: @escaping @Sendable (ServerTraits) -> Void,
+                         desktopQuiet: @escaping @Sendable (Bool?, String) -> Void) {
+        serverHandlers.set(described: described, quiet: desktopQuiet)
+        glib.perform { [self] in
+            watchBus()
+            describeServer()
+        }
+    }
+
+    /// Asks the server what it is (a few seconds at most), keeps its traits, and follows its
+    /// do-not-disturb.
+    private func describeServer() {
+        let probe = ServerProbe.run(busAddress: "", timeoutMs: 3000)
+        guard let info = probe.server else { return forgetServer() }
+        let caps = Set(info.capabilities)
+        capabilities = caps
+        let described = ServerTraits.of(name: info.name, vendor: info.vendor, version: info.version, capabilities: caps)
+        traits = described
+        serverHandlers.described(described)
+        if let source = described.doNotDisturb {
+            let label = described.label
+            let handlers = serverHandlers
+            quietWatcher = DesktopQuietWatcher(source: source) { on in handlers.quiet(on, "\(label): \(source.rawValue)") }
+        } else {
+            quietWatcher = nil
+        }
+    }
+
+    /// The server left: what it was, and its do-not-disturb, are no longer known.
+    private func forgetServer() {
+        traits = nil
+        if quietWatcher != nil { serverHandlers.quiet(nil, "") }
+        quietWatcher = nil
     }
 
     /// Called (on the GLib thread) when the server that showed the popups leaves the bus or
@@ -95,9 +163,13 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             // heard (it was started by one of them): those popups are its own and are kept.
             if !old.isEmpty {
                 notifier.forgetAllPopups()
+                notifier.forgetServer()
                 notifier.busHandlers.serverGone()
             }
-            if !new.isEmpty { notifier.busHandlers.serverAppeared() }
+            if !new.isEmpty {
+                notifier.busHandlers.serverAppeared()
+                if notifier.serverHandlers.isSet { notifier.describeServer() }
+            }
         }, me)
         _ = herald_connection_on_closed(connection, { _, _, error, data in
             let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
@@ -132,8 +204,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         if capabilities == nil {
             let asked = DispatchTime.now().uptimeNanoseconds
             capabilities = serverCapabilities()
-            if capabilities != nil, case .success(let info) = serverIdentity() {
-                drawsDefaultAction = Self.drawsDefaultAction(name: info.name, version: info.version)
+            if let caps = capabilities, case .success(let info) = serverIdentity() {
+                traits = ServerTraits.of(name: info.name, vendor: info.vendor, version: info.version, capabilities: caps)
             }
             if capabilities == nil {
                 // No answer to GetCapabilities: trying Notify now would only wait as long again.
@@ -149,6 +221,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
                                                         : NotifierError(.noServer, detail: "GetCapabilities got no answer"))
             }
         }
+        // A server that draws fewer buttons gets the first ones; the body names the rest's commands.
+        let request = request.fitted(maximumButtons: traits?.maximumButtons)
         let markup = capabilities?.contains("body-markup") ?? false
         let body = markup ? TextSafety.escapeMarkup(request.body) : request.body
         // One popup per job: a new one for a job still on screen updates it in place (libnotify
@@ -164,13 +238,16 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             notification = notify_notification_new(request.summary, body, Self.iconReference(request.icon))!
         }
         if !request.actions.isEmpty && (capabilities?.contains("actions") ?? false) {
-            addActions(request, drawsDefault: drawsDefaultAction, to: notification)
+            addActions(request, drawsDefault: traits?.drawsDefaultAction ?? false, to: notification)
         }
         notify_notification_set_app_name(notification, NotificationRequest.appName)
         notify_notification_set_urgency(notification, Self.urgency(request.urgency))
         notify_notification_set_category(notification, request.category)
         notify_notification_set_timeout(notification, request.expiry.milliseconds)
-        notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
+        // GNOME Shell removes a known app's popups when its bus name goes (a heraldd restart).
+        if !(traits?.dropsPopupsOfExitedApp ?? false) {
+            notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
+        }
         switch request.sound {
         case .themed(let name)?: notify_notification_set_hint(notification, "sound-name", g_variant_new_string(name))
         // A file is played here, from a descriptor checked first (SoundPlayer), never handed
@@ -179,13 +256,19 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         case nil: break
         }
         var error: UnsafeMutablePointer<GError>? = nil
+        let keptBefore = live.count
         if notify_notification_show(notification, &error) != 0 {
-            if replacing == nil { keepAlive(notification) }
+            acted.remove(notification)
+            if replacing == nil {
+                // One more than the server keeps per app: it closes the oldest it has, for room.
+                if let limit = traits?.perAppLimit, keptBefore >= limit { pushedOut.insert(live[keptBefore - limit]) }
+                keepAlive(notification)
+            }
             jobOf[notification] = (request.jobID, request.occurrence)
             popupOf[request.jobID] = notification
             // Most servers ignore the sound hints (dunst and mako decline to play them): a theme
             // sound is played here unless the server plays sounds; a file always is.
-            if let sound = request.sound, sound.isFile || !(capabilities?.contains("sound") ?? false) {
+            if let sound = request.sound, sound.isFile || !(traits?.playsSound ?? capabilities?.contains("sound") ?? false) {
                 sounds.play(sound, description: request.summary, jobID: request.jobID)
             }
             return .success(())
@@ -211,6 +294,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
 
     /// A button was pressed: close the popup, then report it.
     private func actionInvoked(_ notification: UnsafeMutablePointer<NotifyNotification>, key: String, target: ActionTarget) {
+        // Reported once: GNOME Shell and its notification proxy each emit the signal.
+        guard jobOf[notification] != nil, acted.insert(notification).inserted else { return }
         var error: UnsafeMutablePointer<GError>? = nil
         _ = notify_notification_close(notification, &error)
         if let error { g_error_free(error) }
@@ -231,7 +316,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// The server closed a popup: report how, then let it go.
     private func closed(_ notification: UnsafeMutablePointer<NotifyNotification>) {
         guard let owner = jobOf[notification] else { return }
-        let reason = CloseReason(code: herald_notification_closed_reason(notification))
+        var reason = CloseReason(code: herald_notification_closed_reason(notification))
+        if reason == .expired && pushedOut.contains(notification) { reason = .forRoom }
         forgetPopup(notification, deferred: true)
         actionHandler.call(.closed(jobID: owner.jobID, occurrence: owner.occurrence, reason))
     }
@@ -240,6 +326,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private func forgetPopup(_ notification: UnsafeMutablePointer<NotifyNotification>, deferred: Bool = false) {
         guard let k = live.firstIndex(of: notification) else { return }
         live.remove(at: k)
+        pushedOut.remove(notification)
+        acted.remove(notification)
         if let owner = jobOf.removeValue(forKey: notification), popupOf[owner.jobID] == notification {
             popupOf.removeValue(forKey: owner.jobID)
         }
@@ -257,6 +345,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private func forgetAllPopups() {
         for notification in live { herald_notification_unref(notification) }
         live.removeAll()
+        pushedOut.removeAll()
+        acted.removeAll()
         jobOf.removeAll()
         popupOf.removeAll()
     }
@@ -297,13 +387,6 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             info.capabilities = caps.sorted()
             return info
         }
-    }
-
-    /// Whether a server draws the `default` action as a button: xfce4-notifyd before 0.8.
-    static func drawsDefaultAction(name: String, version: String) -> Bool {
-        guard name == "Xfce Notify Daemon" else { return false }
-        let parts = version.split(separator: ".").map { Int($0) ?? 0 }
-        return (parts.first ?? 0, parts.dropFirst().first ?? 0) < (0, 8)
     }
 
     static func urgency(_ u: Job.Urgency) -> NotifyUrgency {
@@ -394,6 +477,21 @@ private final class BusHandlersBox: Sendable {
     func serverGone() { handlers.withLock { $0.gone }?() }
     func serverAppeared() { handlers.withLock { $0.appeared }?() }
     func busLost(_ why: String) { handlers.withLock { $0.lost }?(why) }
+}
+
+/// The daemon's server handlers, set once from another thread.
+private final class ServerHandlersBox: Sendable {
+    private struct Handlers {
+        var described: (@Sendable (ServerTraits) -> Void)?
+        var quiet: (@Sendable (Bool?, String) -> Void)?
+    }
+    private let handlers = Mutex(Handlers())
+    func set(described: @escaping @Sendable (ServerTraits) -> Void, quiet: @escaping @Sendable (Bool?, String) -> Void) {
+        handlers.withLock { $0 = Handlers(described: described, quiet: quiet) }
+    }
+    var isSet: Bool { handlers.withLock { $0.described != nil } }
+    func described(_ traits: ServerTraits) { handlers.withLock { $0.described }?(traits) }
+    func quiet(_ on: Bool?, _ source: String) { handlers.withLock { $0.quiet }?(on, source) }
 }
 
 /// The daemon's popup event handler, set once from another thread.

@@ -49,6 +49,13 @@ extension Herald {
                     ("missedLast24h", .int(Int64(missed))),
                 ]
                 f.append(("notifier", status.map { .string($0.notifier) } ?? .null))
+                let live = pid != nil ? status : nil
+                f.append(("server", live?.server.map { .string($0) } ?? .null))
+                f.append(("doNotDisturb", .object([
+                    ("on", .bool(live?.doNotDisturb != nil)), ("source", live?.doNotDisturb.map { .string($0) } ?? .null),
+                    ("since", live?.doNotDisturbSince.map { .string(ISO8601.format($0, in: ctx.zone)) } ?? .null),
+                    ("holdsPopups", .bool(live?.doNotDisturb != nil && live?.doNotDisturbFollowed == true)),
+                ])))
                 if let collection = ctx.config.syncCalendar {
                     let health = SyncHealth.read(collection, environment: ctx.environment)
                     let v = health.verdict(now: ctx.now)
@@ -86,7 +93,14 @@ extension Herald {
                         if let retry = status.retryAt { line += "; retrying \(RelativeTime.phrase(retry, now: ctx.now))" }
                         sayStyled(line)
                     } else {
-                        sayStyled("notifications: \(Style.paint("ok", .green))")
+                        sayStyled("notifications: \(Style.paint("ok", .green))" + (status.server.map { " (\(TextSafety.visible($0)))" } ?? ""))
+                    }
+                    if let source = status.doNotDisturb {
+                        var line = "do not disturb: \(Style.paint("on", .yellow)), from \(TextSafety.visible(source))"
+                        if let since = status.doNotDisturbSince { line += " since \(RelativeTime.clock(since, zone: ctx.zone, now: ctx.now))" }
+                        line += status.doNotDisturbFollowed ? "; popups that are not critical wait for it to end"
+                                                            : "; not followed (quietWithDesktop: false)"
+                        sayStyled(line)
                     }
                 }
             }

@@ -170,6 +170,17 @@ final class Daemon: @unchecked Sendable {
                 exit(69)
             })
         }
+        if let libnotify = notifier as? LibNotifyNotifier {
+            libnotify.onServer(described: { [weak self] traits in
+                self?.post(.serverDescribed(traits))
+            }, desktopQuiet: { [weak self] on, source in
+                guard let self else { return }
+                queue.async { [self] in
+                    send(.desktopQuietChanged(on == true ? DesktopQuiet(since: clock.now, source: source) : nil))
+                    writeStatus()
+                }
+            })
+        }
         clockWatcher = try ClockChangeWatcher(queue: queue) { [unowned self] in send(.clockChanged) }
         let localtime = settings.environment["HERALD_LOCALTIME"] ?? "/etc/localtime"
         zoneWatcher = try? LocaltimeWatcher(path: localtime, queue: queue) { [unowned self] in localtimeChanged(localtime) }
@@ -491,6 +502,12 @@ final class Daemon: @unchecked Sendable {
     private func writeStatus(force: Bool = false, running: Bool = true) {
         var status = DaemonStatus(pid: running ? getpid() : 0, version: HeraldVersion.string, startedAt: startedAt,
                                   notifier: settings.notifierName, pending: engine.pendingCount)
+        status.server = engine.serverTraits?.label
+        if let dnd = engine.desktopQuiet {
+            status.doNotDisturb = dnd.source
+            status.doNotDisturbSince = dnd.since
+            status.doNotDisturbFollowed = engine.config.quietWithDesktop
+        }
         if let error = engine.lastError {
             status.lastError = error.description
             status.lastErrorAt = engine.lastErrorAt

@@ -215,7 +215,7 @@ struct ConfigTests {
             "calendars.sources": "/env/cal", "calendars.writeBack": "all", "sync.calendar": "~/env-synced", "sync.default": "sync",
             "spool": "/env/spool", "log.level": "debug", "catchUp.grace": "2h", "limits.retention": "30d", "limits.jobs": "5",
             "popups.snoozeChoices": "3m", "popups.maxRepeats": "2", "popups.summaryAfter": "4",
-            "quietHours": "21:00-06:00", "habits.weekStart": "sunday",
+            "quietHours": "21:00-06:00", "quietWithDesktop": "false", "habits.weekStart": "sunday",
         ]
         for key in ConfigLoader.keys where key.hasPrefix("templates.") { values[key] = "env " + key }
         for key in ConfigLoader.keys where key.hasPrefix("popups.expire.") { values[key] = "10s" }

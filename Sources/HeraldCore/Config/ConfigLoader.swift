@@ -21,7 +21,7 @@ public enum ConfigLoader {
         "calendars.sources", "calendars.writeBack", "sync.calendar", "sync.default",
         "spool", "log.level", "catchUp.grace", "limits.retention", "limits.jobs",
         "popups.snoozeChoices", "popups.maxRepeats", "popups.summaryAfter", "popups.sound.repeating",
-        "quietHours", "habits.weekStart",
+        "quietHours", "quietWithDesktop", "habits.weekStart",
     ] + Job.Kind.allCases.flatMap(\.configKeys)
 
     /// The mappings that hold keys: every key's prefix (checked against `keys` by ConfigTests).
@@ -347,6 +347,13 @@ public enum ConfigLoader {
                 throw ConfigError("\(v.source): \"\(v.text)\" is not a daily window such as 22:00-07:00 (start and end differ)")
             }
             config.quietHours = q
+        }
+        if let v = value("quietWithDesktop") {
+            switch v.text.trimmingSpaces {
+            case "true", "yes", "on": config.quietWithDesktop = true
+            case "false", "no", "off": config.quietWithDesktop = false
+            default: throw ConfigError("\(v.source): \"\(v.text)\" is not true or false")
+            }
         }
         if let v = value("log.level") {
             guard let level = HeraldConfig.LogLevel(rawValue: v.text) else {

@@ -112,6 +112,8 @@ public struct HeraldConfig: Sendable, Equatable {
     public var popups = Popups()
     /// Daily quiet time (`quietHours`), in the local zone.
     public var quietHours: QuietHours?
+    /// The desktop's do-not-disturb holds popups as quiet time does (`quietWithDesktop`).
+    public var quietWithDesktop = true
     /// How long before a delivery's arrival its heads-up fires (`defaults.lead`).
     public var lead: Span = .minutes(15)
     public var urgency: Job.Urgency = .normal

@@ -79,16 +79,24 @@ public struct QuietSwitch: Sendable, Equatable {
     }
 }
 
-/// When popups are held back: the configured hours and the switch together.
+/// When popups are held back: the configured hours, the switch and the desktop's
+/// do-not-disturb together.
 public struct QuietState: Sendable, Equatable {
     public var hours: QuietHours?
     public var manual: QuietSwitch?
+    /// The desktop's do-not-disturb while it is on (and `quietWithDesktop` is set); its end
+    /// is not known ahead.
+    public var desktop: DesktopQuiet?
 
-    public init(hours: QuietHours? = nil, manual: QuietSwitch? = nil) { self.hours = hours; self.manual = manual }
+    public init(hours: QuietHours? = nil, manual: QuietSwitch? = nil, desktop: DesktopQuiet? = nil) {
+        self.hours = hours; self.manual = manual; self.desktop = desktop
+    }
 
     public func isQuiet(at instant: Instant, zone: TimeZoneRules) -> Bool {
-        (hours?.contains(instant, zone: zone) ?? false) || (manual?.contains(instant) ?? false)
+        (hours?.contains(instant, zone: zone) ?? false) || (manual?.contains(instant) ?? false) || desktopContains(instant)
     }
+
+    func desktopContains(_ instant: Instant) -> Bool { desktop.map { instant >= $0.since } ?? false }
 
     /// When the quiet time that `instant` is in ends (both sources, chained); nil when it is not
     /// quiet then. `.some(nil)`: not before the switch is turned off.
@@ -98,6 +106,7 @@ public struct QuietState: Sendable, Equatable {
         // The two windows may overlap or touch; follow them until neither holds.
         for _ in 0..<8 {
             var next: Instant? = nil
+            if desktopContains(t) { return .some(nil) }
             if let m = manual, m.contains(t) {
                 guard let until = m.until else { return .some(nil) }
                 next = until

@@ -6,7 +6,10 @@ extension Engine {
     /// job's log first and finishes in `completeAction`.
     mutating func actionInvoked(_ pressed: NotificationAction, now: Instant) -> [EngineEffect] {
         let id = pressed.jobID
-        guard id != NotificationRequest.summaryID else { return [] }  // its lines are recorded already
+        guard id != NotificationRequest.summaryID else {  // its lines are recorded already
+            summaryLines = []
+            return []
+        }
         // The button's popup, if it is still the one on screen; pressing ends it.
         let popup: Firing? = update(id) { record in
             guard case .onScreen(let f)? = record.popup, f.name.occurrence == pressed.occurrence else { return nil }
@@ -54,6 +57,10 @@ extension Engine {
     mutating func popupClosed(_ id: String, occurrence: Instant, _ reason: CloseReason, now: Instant) -> [EngineEffect] {
         // Herald closes a popup only after it has already settled it (a button, or a change from
         // the CLI); that closing, which may come late, says nothing about the popup now on screen.
+        if id == NotificationRequest.summaryID {
+            summaryLines = []
+            return []
+        }
         let popup: Firing? = update(id) { record in
             guard reason != .closedByHerald, case .onScreen(let f)? = record.popup, f.name.occurrence == occurrence else { return nil }
             record.popup = nil
@@ -61,6 +68,9 @@ extension Engine {
         }
         guard let popup else { return [] }
         if reason == .expired { return [ending(popup, .expired, now: now)] }
+        // The server closed it to make room for a newer one (GNOME Shell keeps 3 per app): it was
+        // seen as much as any; not acknowledged.
+        if reason == .forRoom { return [ending(popup, .replaced, now: now, note: "closed by the server for room")] }
         return [ending(popup, .dismissed, now: now)] + acknowledge(popup, now: now) + writeBack(popup, .acknowledged, now: now)
             + tick(now: now)
     }

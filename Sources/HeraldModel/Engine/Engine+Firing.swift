@@ -21,8 +21,11 @@ extension Engine {
                     queue += outbox.shown(item.id)
                     continue
                 }
-                let lines = firings.map { f in (f.job.kind, f.name.occurrence, Self.title(of: f.job, role: f.schedule.role(of: f.name.occurrence))) }
-                effects.append(.show(MessageRenderer(config: config).summary(of: lines, zone: localZone, now: now)))
+                let lines = summaryLines + firings.map { f in
+                    (kind: f.job.kind, due: f.name.occurrence, title: Self.title(of: f.job, role: f.schedule.role(of: f.name.occurrence)))
+                }
+                summaryLinesSending = Array(lines.suffix(Self.maximumSummaryLines))  // a server that never reports it closed
+                effects.append(.show(MessageRenderer(config: config).summary(of: lines, reason: summaryReason, zone: localZone, now: now)))
                 continue
             }
             guard let name = name(of: item.id) else {  // cancelled meanwhile
@@ -124,9 +127,14 @@ extension Engine {
             settled = record(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
         } else if let skip = Self.passedWarning(occurrence, now: now) ?? job.kind.rules.skipReason(occurrence, now: now) {
             settled = record(firing, outcome: .skipped, now: now, note: skip.note, resumeAfter: skip.resumeAfter)
-        } else if (job.urgency ?? config.urgency) != .critical && (wasGathered || quiet.isQuiet(at: now, zone: localZone)) {
-            // Quiet time, or one of a crowd after a break: kept for one summary popup. The file
-            // keeps its name, so a restart meanwhile holds it again (never lost).
+        } else if (job.urgency ?? config.urgency) != .critical && (wasGathered || quiet.isQuiet(at: now, zone: localZone))
+                    || crowded(name.id) {
+            // Quiet time, one of a crowd after a break, or more popups than the server keeps
+            // (GNOME Shell: 3 per app, the oldest closed for room): kept for one summary popup.
+            // The file keeps its name, so a restart meanwhile holds it again (never lost).
+            if heldOrder.isEmpty && !summaryQueued {
+                summaryReason = !wasGathered && !quiet.isQuiet(at: now, zone: localZone) ? .crowd : .away
+            }
             update(name.id) { $0.phase = .held(firing) }
             heldOrder.append(name.id)
             if case .some(let end?) = quiet.end(containing: now, zone: localZone) { quietEnds = end } else { quietEnds = nil }
@@ -156,6 +164,8 @@ extension Engine {
             if id == NotificationRequest.summaryID {
                 for f in takeSummarised() { effects += record(f, outcome: .shown, now: now, note: "in a summary", mayRepeat: false) }
                 summaryQueued = false
+                summaryLines = summaryLinesSending
+                summaryLinesSending = []
             } else if let record = records[id] {
                 if case .refreshing(let firing)? = record.popup {
                     update(id) { $0.popup = .onScreen(firing) }  // the same occurrence with a new amount: no new history line
@@ -269,6 +279,19 @@ extension Engine {
     }
 
     static let maximumPopups = 4096
+    static let maximumSummaryLines = 1000
+
+    /// Whether job `id`'s popup would be one more than the server keeps from Herald: one place
+    /// is kept for the summary that takes the rest (a popup that replaces the job's own, in
+    /// place, takes none).
+    func crowded(_ id: String) -> Bool {
+        guard let limit = serverTraits?.perAppLimit, limit >= 2, records[id]?.popup == nil else { return false }
+        var seen = Set<String>()
+        for other in popupOrder.reversed() where records[other]?.popup != nil && seen.insert(other).inserted {
+            if seen.count >= limit - 1 { return true }
+        }
+        return false
+    }
 
     /// The jobs in the summary popup, in its order; they are no longer `.summarised`.
     mutating func takeSummarised() -> [Firing] {

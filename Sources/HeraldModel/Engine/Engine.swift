@@ -34,6 +34,16 @@ public struct Engine: Sendable {
     var quietEnds: Instant?
     /// Quiet hours and the do-not-disturb switch.
     var quiet: QuietState
+    /// The notification server's traits, once the notifier has described it.
+    public internal(set) var serverTraits: ServerTraits?
+    /// The desktop's do-not-disturb as last reported (kept when `quietWithDesktop` is off, for status).
+    public internal(set) var desktopQuiet: DesktopQuiet?
+    /// The lines of the summary popup on screen: a new summary while it is there replaces it
+    /// in place, so it lists these too.
+    var summaryLines: [(kind: Job.Kind, due: Instant, title: String)] = []
+    var summaryLinesSending: [(kind: Job.Kind, due: Instant, title: String)] = []
+    /// Why the queued summary holds its popups (its heading).
+    var summaryReason: MessageRenderer.SummaryReason = .away
     /// Batches being taken in; refused ones are nil until their last part has passed.
     var batches: [String: BatchCounts?] = [:]
     /// Claimed batches read a second time while being filed: their parts are ignored.
@@ -59,6 +69,9 @@ public struct Engine: Sendable {
         self.ids = SeededGenerator(seed: seed)
         self.quiet = QuietState(hours: config.quietHours)
     }
+
+    /// The desktop's do-not-disturb counts as quiet time when the config says so.
+    mutating func applyDesktopQuiet() { quiet.desktop = config.quietWithDesktop ? desktopQuiet : nil }
 
     /// The do-not-disturb switch as heraldd starts (read before `.started`).
     public mutating func setQuietSwitch(_ manual: QuietSwitch?) { quiet.manual = manual }
@@ -119,6 +132,16 @@ public struct Engine: Sendable {
         case .serverAppeared:
             // Popups on screen now are the new server's (it may have been started by one of them).
             effects = perform(outbox.serverAppeared(), now: now)
+        case .serverDescribed(let traits):
+            serverTraits = traits
+            effects = []
+        case .desktopQuietChanged(let desktop):
+            guard desktop != nil || desktopQuiet != nil else { effects = []; break }
+            desktopQuiet = desktop.map { DesktopQuiet(since: min($0.since, now), source: $0.source) }
+            applyDesktopQuiet()
+            logger.info(desktop == nil ? "The desktop's do-not-disturb went off" : "The desktop's do-not-disturb went on",
+                        metadata: ["source": "\(desktop?.source ?? "-")", "followed": "\(config.quietWithDesktop)"])
+            effects = tick(now: now)
         case .popup(.action(let action)): effects = actionInvoked(action, now: now)
         case .popup(.closed(let id, let occurrence, let reason)): effects = popupClosed(id, occurrence: occurrence, reason, now: now)
         case .quietSwitched(let manual):
@@ -130,6 +153,7 @@ public struct Engine: Sendable {
             self.config = config
             logger = EngineLog(level: config.logLevel)  // as heraldd's own logger
             quiet.hours = config.quietHours
+            applyDesktopQuiet()
             effects = tick(now: now)
         case .operationFailed(let operation, let error): effects = operationFailed(operation, error)
         case .request(let ticket, let clientRequest): effects = request(clientRequest, ticket: ticket, now: now)
@@ -219,6 +243,8 @@ public struct Engine: Sendable {
             }
         }
         for id in ids { update(id) { $0.popup = nil } }
+        summaryLines = []
+        serverTraits = nil
         return []
     }
 

@@ -30,6 +30,10 @@ public enum EngineEvent: Sendable {
     case serverGone
     /// A notification server took the name on the bus.
     case serverAppeared
+    /// What the notification server is (its traits: how many popups it keeps per app).
+    case serverDescribed(ServerTraits)
+    /// The desktop's do-not-disturb went on (what and since when) or off (nil).
+    case desktopQuietChanged(DesktopQuiet?)
     /// A button on a popup was pressed, or a popup closed.
     case popup(PopupEvent)
     /// `herald quiet on|off` changed `quiet.json` (nil: no file).

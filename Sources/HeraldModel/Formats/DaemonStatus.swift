@@ -11,6 +11,13 @@ public struct DaemonStatus: Sendable, Equatable {
     public var lastError: String?
     public var lastErrorAt: Instant?
     public var retryAt: Instant?
+    /// The notification server, as Herald knows it (`ServerTraits.label`).
+    public var server: String?
+    /// The desktop's do-not-disturb while it is on: where it was read, since when, and whether
+    /// it holds popups (`quietWithDesktop`).
+    public var doNotDisturb: String?
+    public var doNotDisturbSince: Instant?
+    public var doNotDisturbFollowed = true
 
     public init(pid: Int32, version: String, startedAt: Instant, notifier: String, pending: Int = 0, lastError: String? = nil,
                 lastErrorAt: Instant? = nil, retryAt: Instant? = nil) {
@@ -27,6 +34,12 @@ public struct DaemonStatus: Sendable, Equatable {
         if let lastError { f.append(("lastError", .string(lastError))) }
         if let lastErrorAt { f.append(("lastErrorAt", .string(ISO8601.format(lastErrorAt, offsetSeconds: 0, zulu: true)))) }
         if let retryAt { f.append(("retryAt", .string(ISO8601.format(retryAt, offsetSeconds: 0, zulu: true)))) }
+        if let server { f.append(("server", .string(server))) }
+        if let doNotDisturb {
+            f.append(("doNotDisturb", .string(doNotDisturb)))
+            if let doNotDisturbSince { f.append(("doNotDisturbSince", .string(ISO8601.format(doNotDisturbSince, offsetSeconds: 0, zulu: true)))) }
+            f.append(("doNotDisturbHolds", .bool(doNotDisturbFollowed)))
+        }
         return JSONWriter.render(.object(f), pretty: true) + "\n"
     }
 
@@ -62,5 +75,9 @@ public struct DaemonStatus: Sendable, Equatable {
         if case .number(let n)? = o["pending"] { pending = Int(n) }
         self.init(pid: Int32(pid), version: version, startedAt: started, notifier: notifier, pending: pending, lastError: lastError,
                   lastErrorAt: instant("lastErrorAt"), retryAt: instant("retryAt"))
+        if case .string(let s)? = o["server"] { server = s }
+        if case .string(let s)? = o["doNotDisturb"] { doNotDisturb = s }
+        doNotDisturbSince = instant("doNotDisturbSince")
+        if case .bool(let b)? = o["doNotDisturbHolds"] { doNotDisturbFollowed = b }
     }
 }

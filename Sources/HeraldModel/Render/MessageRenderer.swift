@@ -71,9 +71,13 @@ public struct MessageRenderer: Sendable {
         return config.popups.sound[popupClass]
     }
 
+    /// Why popups went into a summary: held (quiet time, a break), or more than the server keeps on screen.
+    public enum SummaryReason: Sendable { case away, crowd }
+
     /// One popup for several held back (quiet hours) or due at once after a break:
     /// "3 reminders while you were away", a line each, the body click to acknowledge.
-    public func summary(of lines: [(kind: Job.Kind, due: Instant, title: String)], zone: TimeZoneRules, now: Instant) -> NotificationRequest {
+    public func summary(of lines: [(kind: Job.Kind, due: Instant, title: String)], reason: SummaryReason = .away,
+                        zone: TimeZoneRules, now: Instant) -> NotificationRequest {
         let kinds = Set(lines.map(\.kind))
         let noun = kinds.count == 1 ? (lines.count == 1 ? kinds.first!.rawValue : kinds.first!.plural) : (lines.count == 1 ? "popup" : "popups")
         var body: [String] = []
@@ -82,7 +86,8 @@ public struct MessageRenderer: Sendable {
         }
         if lines.count > 12 { body.append("and \(lines.count - 12) more (herald history)") }
         return NotificationRequest(jobID: NotificationRequest.summaryID, occurrence: now,
-                                   summary: "\(lines.count) \(noun) while you were away", body: body.joined(separator: "\n"),
+                                   summary: reason == .away ? "\(lines.count) \(noun) while you were away" : "\(lines.count) more \(noun)",
+                                   body: body.joined(separator: "\n"),
                                    icon: "appointment-soon", urgency: .normal, category: "x-herald.summary", actions: [.body],
                                    expiry: .never)
     }

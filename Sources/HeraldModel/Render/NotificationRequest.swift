@@ -131,6 +131,9 @@ public enum CloseReason: Sendable, Equatable {
     case closedByHerald
     /// 4, or anything else.
     case undefined
+    /// 1 from a server that keeps a few popups per app, for the oldest when Herald sent one
+    /// more (the notifier tells this from `expired`).
+    case forRoom
 
     public init(code: Int32) {
         switch code {
