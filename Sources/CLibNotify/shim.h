@@ -94,6 +94,20 @@ static inline int herald_reply_boolean(GVariant *reply) {
     return value;
 }
 
+/// Whether a "(as)" reply lists `value`: -1 when it is no such reply.
+static inline int herald_reply_lists(GVariant *reply, const char *value) {
+    if (reply == NULL || !g_variant_is_of_type(reply, G_VARIANT_TYPE("(as)"))) return -1;
+    GVariant *list = g_variant_get_child_value(reply, 0);
+    int found = 0;
+    for (gsize k = 0; k < g_variant_n_children(list) && !found; k++) {
+        GVariant *item = g_variant_get_child_value(list, k);
+        found = g_strcmp0(g_variant_get_string(item, NULL), value) == 0;
+        g_variant_unref(item);
+    }
+    g_variant_unref(list);
+    return found;
+}
+
 /// Whether a PropertiesChanged "(sa{sv}as)" names `property` (changed or invalidated).
 static inline int herald_properties_changed_names(GVariant *parameters, const char *property) {
     if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(sa{sv}as)"))) return 0;

@@ -2,7 +2,7 @@ import CLibNotify
 import HeraldCore
 
 /// Follows the desktop's do-not-disturb where the notification server exposes it
-/// (`DoNotDisturbSource`): a signal where there is one, else a poll every two seconds.
+/// (`DoNotDisturbSource`): a signal where there is one, else (mako) a poll every two seconds.
 /// GLib thread only; `report` is called with the state when it is first read and on each change.
 final class DesktopQuietWatcher {
     private let source: DoNotDisturbSource
@@ -40,7 +40,15 @@ final class DesktopQuietWatcher {
                     let watcher = Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue()
                     if herald_properties_changed_names(parameters, watcher.propertyName) != 0 { watcher.refresh() }
                 }, me, nil)
-        case .swayncDnd, .makoMode:
+        case .swayncDnd:
+            // swaync 0.7 says each change with OnDndToggle(b) (twice); it has no PropertiesChanged.
+            subscription = g_dbus_connection_signal_subscribe(
+                bus, nil, "org.erikreider.swaync.cc", "OnDndToggle", "/org/erikreider/swaync/cc", nil,
+                G_DBUS_SIGNAL_FLAGS_NONE, { _, _, _, _, _, _, data in
+                    Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue().refresh()
+                }, me, nil)
+        case .makoMode:
+            // mako 1.7 says nothing when its modes change: ListModes is asked every 2 s.
             pollSource = g_timeout_add_full(G_PRIORITY_DEFAULT, Self.pollMilliseconds, { data in
                 Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue().refresh()
                 return 1  // G_SOURCE_CONTINUE
@@ -78,7 +86,16 @@ final class DesktopQuietWatcher {
         case .swayncDnd:
             return call("org.erikreider.swaync.cc", "/org/erikreider/swaync/cc", "org.erikreider.swaync.cc", "GetDnd", nil)
         case .makoMode:
-            return nil
+            guard let connection else { return nil }
+            var error: UnsafeMutablePointer<GError>? = nil
+            guard let reply = g_dbus_connection_call_sync(connection, "org.freedesktop.Notifications", "/fr/emersion/Mako", "fr.emersion.Mako",
+                                                          "ListModes", nil, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START, 500, nil, &error) else {
+                if let error { g_error_free(error) }
+                return nil
+            }
+            defer { g_variant_unref(reply) }
+            let listed = herald_reply_lists(reply, "do-not-disturb")
+            return listed < 0 ? nil : listed == 1
         }
     }
 

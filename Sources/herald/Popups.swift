@@ -66,7 +66,10 @@ extension Herald {
                 While quiet (switched on here, or inside the config's quietHours such as \
                 "22:00-07:00"), popups that are not critical are held, never lost, and shown \
                 when the quiet time ends as one summary popup ("3 reminders while you were \
-                away: ..."); each is still recorded in the history. Critical ones show at once.
+                away: ..."); each is still recorded in the history. Critical ones show at once. \
+                The desktop's own do-not-disturb (GNOME, KDE Plasma, swaync, dunst) counts too, \
+                unless the config says quietWithDesktop: false; heraldd reads it, and this \
+                command shows it.
 
                 Examples:
                   herald quiet on --for 2h
@@ -122,7 +125,12 @@ extension Herald {
         }
 
         func status(_ ctx: CLIContext) {
-            let state = QuietState(hours: ctx.config.quietHours, manual: ctx.spool.quietSwitch())
+            // The desktop's do-not-disturb, as the running heraldd last read it.
+            let daemon = SpoolLock.runningDaemon(ctx.spool) == nil ? nil
+                : (try? FileSystem.read(ctx.spool.statusPath, limit: 65_536)).flatMap(DaemonStatus.init(json:))
+            let desktop = daemon?.doNotDisturb.map { DesktopQuiet(since: daemon?.doNotDisturbSince ?? ctx.now, source: $0) }
+            let state = QuietState(hours: ctx.config.quietHours, manual: ctx.spool.quietSwitch(),
+                                   desktop: ctx.config.quietWithDesktop ? desktop : nil)
             let quiet = state.isQuiet(at: ctx.now, zone: ctx.zone)
             let end = state.end(containing: ctx.now, zone: ctx.zone)
             if json {
@@ -131,17 +139,24 @@ extension Herald {
                 f.append(("quietHours", ctx.config.quietHours.map { .string($0.description) } ?? .null))
                 let manualOn = state.manual.map { $0.contains(ctx.now) } ?? false
                 f.append(("switchedOn", .bool(manualOn)))
+                f.append(("desktop", desktop.map { .string($0.source) } ?? .null))
                 say(JSONWriter.render(.object(f), pretty: true))
                 return
             }
             if quiet {
                 let until: String
-                if case .some(let e?) = end { until = "until " + ctx.when(e) } else { until = "until 'herald quiet off'" }
+                if case .some(let e?) = end { until = "until " + ctx.when(e) }
+                else if state.desktopContains(ctx.now) { until = "while the desktop's do-not-disturb is on" }
+                else { until = "until 'herald quiet off'" }
                 say("Quiet \(until): popups that are not critical are held for a summary.")
             } else {
                 say("Not quiet: popups show as they come due.")
             }
             say("Quiet hours: " + (ctx.config.quietHours.map { "\($0) (quietHours in the config)" } ?? "none (set quietHours: \"22:00-07:00\" in the config)"))
+            if let desktop {
+                say(TextSafety.visible("The desktop's do-not-disturb: on (\(desktop.source))")
+                    + (ctx.config.quietWithDesktop ? "" : "; not followed (quietWithDesktop: false)"))
+            }
         }
     }
 }

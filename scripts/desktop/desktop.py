@@ -346,6 +346,10 @@ class Session:
         self.env["HERALD_DESKTOP_WAYLAND_DIR"] = run
         env = {**self._server_env(), "XDG_RUNTIME_DIR": run, "WAYLAND_DISPLAY": sock}
         env.pop("DISPLAY", None)
+        # mako's do-not-disturb is a mode its user defines; this is the usual one (mako(5)).
+        os.makedirs(os.path.join(self._base_env["XDG_CONFIG_HOME"], "mako"), exist_ok=True)
+        with open(os.path.join(self._base_env["XDG_CONFIG_HOME"], "mako", "config"), "w") as f:
+            f.write("[mode=do-not-disturb]\ninvisible=1\n")
         self._spawn("mako", ["mako"], env)
 
     def stop(self):
@@ -518,6 +522,16 @@ class DunstInspector:
 
     def __init__(self, env):
         self.env = env
+
+    def set_dnd(self, on):
+        # What its user runs (bound to a key); it sets org.dunstproject.cmd0.paused.
+        _run(["dunstctl", "set-paused", "true" if on else "false"], self.env)
+
+    def dnd(self):
+        out = _run(["dunstctl", "is-paused"], self.env).strip()
+        if out not in ("true", "false"):
+            raise DesktopError(f"dunstctl is-paused printed {out!r}")
+        return out == "true"
         self.dir = env["HERALD_DESKTOP_DIR"]
 
     def _history_ids(self):
@@ -621,8 +635,16 @@ def dunst_pick(d, menu_text):
 class MakoInspector:
     """mako (Wayland, no X windows, no AT-SPI): state and actions through makoctl."""
 
+    MODE = "do-not-disturb"
+
     def __init__(self, env):
         self.env = env
+
+    def set_dnd(self, on):
+        _run(["makoctl", "mode", "-a" if on else "-r", self.MODE], self.env)
+
+    def dnd(self):
+        return self.MODE in _run(["makoctl", "mode"], self.env).split()
 
     def _list(self):
         data = json.loads(_run(["makoctl", "list"], self.env))

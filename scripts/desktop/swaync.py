@@ -75,8 +75,7 @@ CONFIG = {
     },
 }
 
-# The seat's pointer needs a pointer *device*: with the headless backend and no libinput
-# devices sway has none, so the seat would not advertise a pointer to clients at all.
+# As desktop.py's mako session. The seat gets its pointer from virtual_pointer_main().
 SWAY_CONFIG = """xwayland disable
 output HEADLESS-1 resolution {w}x{h} position 0 0
 """
@@ -308,6 +307,16 @@ class Inspector:
         _, x, y, w, h = button
         self.click_at(x + w // 2, y + h // 2)
         return button
+
+    def click_body(self, summary, timeout=10):
+        """A real click on the popup's text (swaync's "default" action button); not part of
+        desktop.py's CLI."""
+        popup = desktop.wait_for(f"a swaync popup with summary {summary!r}",
+                                 lambda: next((p for p in self.popups() if p["showing"]
+                                               and p["summary"] == summary), None), timeout)
+        x, y, w, h = popup["box"]
+        self.click_at(x + w // 3, y + 20)  # the summary line, clear of the close button
+        return popup
 
     def click_at(self, x, y):
         """A real left click with sway's seat pointer, then the pointer leaves the popups

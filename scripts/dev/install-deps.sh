@@ -5,15 +5,15 @@
 #                                           server, `at` and faketime to compare enqueue times and time phrases with, ...)
 #   scripts/dev/install-deps.sh screenshot  what `make screenshot` needs (a virtual X screen, dunst, ImageMagick)
 #   scripts/dev/install-deps.sh profile     what `make order-file` needs (valgrind, binutils)
-#   scripts/dev/install-deps.sh compat      what `make compat` needs (every notification server, sway, grim)
+#   scripts/dev/install-deps.sh compat      what `make compat` needs (every notification server, KDE Plasma's, sway, grim)
 #   scripts/dev/install-deps.sh deb         what `make deb` and `make test-deb` need (dpkg-dev, lintian, debootstrap)
 set -eu
 
 build="libnotify-dev libcanberra-dev libsqlite3-dev pkg-config tzdata"
-test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at faketime sqlite3 make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme python3-radicale khal vdirsyncer todoman python3-caldav curl python3-matplotlib"
+test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at faketime sqlite3 make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme python3-radicale khal vdirsyncer todoman python3-caldav curl python3-matplotlib gnome-shell gjs dconf-service dconf-gsettings-backend libglib2.0-bin"
 screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
 profile="$build valgrind binutils python3"
-compat="$test dunst notification-daemon mate-notification-daemon mako-notifier sway grim libnotify-bin"
+compat="$test dunst notification-daemon mate-notification-daemon mako-notifier sway grim libnotify-bin plasma-workspace sway-notification-center"
 deb="dpkg-dev binutils lintian debootstrap python3"
 
 ORACLE_VERSION=3.8.2
@@ -61,4 +61,6 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
+# --no-install-recommends: gnome-shell alone would pull in a whole GNOME session (and
+# plasma-workspace a whole Plasma one); the notification servers need none of it.
 $sudo apt-get install -y -qq --no-install-recommends $missing

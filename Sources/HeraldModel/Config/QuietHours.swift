@@ -96,7 +96,7 @@ public struct QuietState: Sendable, Equatable {
         (hours?.contains(instant, zone: zone) ?? false) || (manual?.contains(instant) ?? false) || desktopContains(instant)
     }
 
-    func desktopContains(_ instant: Instant) -> Bool { desktop.map { instant >= $0.since } ?? false }
+    public func desktopContains(_ instant: Instant) -> Bool { desktop.map { instant >= $0.since } ?? false }
 
     /// When the quiet time that `instant` is in ends (both sources, chained); nil when it is not
     /// quiet then. `.some(nil)`: not before the switch is turned off.
