@@ -41,9 +41,10 @@ final class DesktopQuietWatcher {
                     if herald_properties_changed_names(parameters, watcher.propertyName) != 0 { watcher.refresh() }
                 }, me, nil)
         case .swayncDnd:
-            // swaync 0.7 says each change with OnDndToggle(b) (twice); it has no PropertiesChanged.
+            // swaync 0.7 says each change with OnDndToggle(b) on the notification object (twice);
+            // it has no PropertiesChanged.
             subscription = g_dbus_connection_signal_subscribe(
-                bus, nil, "org.erikreider.swaync.cc", "OnDndToggle", "/org/erikreider/swaync/cc", nil,
+                bus, "org.freedesktop.Notifications", "org.freedesktop.Notifications", "OnDndToggle", "/org/freedesktop/Notifications", nil,
                 G_DBUS_SIGNAL_FLAGS_NONE, { _, _, _, _, _, _, data in
                     Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue().refresh()
                 }, me, nil)

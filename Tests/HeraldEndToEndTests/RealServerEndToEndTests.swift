@@ -13,14 +13,17 @@ final class RealDesktop {
     private let serve: Spawned
     private let script: String
 
-    init(server: String, directory: String) throws {
+    /// - Parameter environment: more for the session's programs (`PULSE_SERVER`: where a server
+    ///   that plays sounds itself plays them).
+    init(server: String, directory: String, environment extra: [String: String] = [:], timeout: Double = 30) throws {
         script = Binaries.repositoryRoot + "/scripts/desktop/desktop.py"
         let envFile = directory + "/desktop.env"
         let serve = try Spawned.start("/usr/bin/python3", [script, "serve", "--server", server, "--env-file", envFile],
-                                      environment: ["PATH": "/usr/bin:/bin", "HOME": directory], outputPath: directory + "/desktop.log")
+                                      environment: ["PATH": "/usr/bin:/bin", "HOME": directory].merging(extra) { _, new in new },
+                                      outputPath: directory + "/desktop.log")
         self.serve = serve
         var env: [String: String] = [:]
-        guard waitUntil(timeout: 30, {
+        guard waitUntil(timeout: timeout, {
             guard let text = try? String(contentsOfFile: envFile, encoding: .utf8), !text.isEmpty else { return serve.poll() != nil }
             for line in text.split(separator: "\n") {
                 let parts = line.split(separator: "=", maxSplits: 1)

@@ -11,6 +11,7 @@ final class NullSinkRecorder {
     let server: String
     private let pulse: Spawned
     private var recorder: Spawned?
+    private var subscriber: Spawned?
     var wav: String { directory + "/recording.wav" }
 
     init(directory: String) throws {
@@ -59,6 +60,22 @@ final class NullSinkRecorder {
         }
     }
 
+    /// Counts the streams (sink inputs) made from now on: `pactl subscribe` reports each.
+    func countStreams() throws {
+        subscriber = try Spawned.start("/usr/bin/pactl", ["subscribe"], environment: environment, outputPath: directory + "/subscribe.log")
+        // It prints nothing until an event: a stream of our own, made and gone, shows it listens.
+        guard waitUntil(timeout: 10, {
+            _ = try? self.run("/usr/bin/pactl", ["upload-sample", "/usr/share/sounds/freedesktop/stereo/bell.oga", "probe"])
+            return ((try? String(contentsOfFile: self.directory + "/subscribe.log", encoding: .utf8)) ?? "").contains("sample-cache")
+        }) else { throw SetupError("pactl subscribe reported nothing") }
+    }
+
+    /// Streams made since `countStreams()`.
+    var newStreams: Int {
+        let text = (try? String(contentsOfFile: directory + "/subscribe.log", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").filter { $0.contains("'new' on sink-input") }.count
+    }
+
     /// Whether an application named `name` is playing into the server now.
     func isPlaying(_ name: String) -> Bool {
         ((try? pactl("list", "sink-inputs").stdout) ?? "").contains("application.name = \"\(name)\"")
@@ -77,6 +94,8 @@ final class NullSinkRecorder {
     }
 
     func stop() {
+        subscriber?.signal(SIGTERM)
+        subscriber?.wait()
         recorder?.signal(SIGINT)
         recorder?.wait()
         pulse.signal(SIGTERM)

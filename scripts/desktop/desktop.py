@@ -219,6 +219,10 @@ class Session:
             "XDG_CACHE_HOME": f"{d}/cache", "XDG_RUNTIME_DIR": f"{d}/run",
             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
         }
+        # A test that records sound starts its PulseAudio first: servers that play sounds
+        # themselves must play them there.
+        if "PULSE_SERVER" in os.environ:
+            self._base_env["PULSE_SERVER"] = os.environ["PULSE_SERVER"]
         self._start_xvfb()
         self._start_bus()
         self._start_atspi()
@@ -415,6 +419,9 @@ class Session:
 
     def server_info(self):
         return json.loads(self.cli("server-info"))
+
+    def set_dnd(self, on):
+        self.cli("dnd", "on" if on else "off")
 
 
 # --------------------------------------------------------------------------- inspectors

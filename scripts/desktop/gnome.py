@@ -83,6 +83,8 @@ function disable() {}
 """
 
 # Settings written before the shell starts (through dconf-service).
+DND_SWITCH_JS = "Main.panel.statusArea.dateMenu._messageList._dndSwitch.state"
+
 SETTINGS = [
     ("org.gnome.shell", "enabled-extensions", f"['{EXTENSION_UUID}']"),
     ("org.gnome.shell", "welcome-dialog-last-shown-version", "'999'"),
@@ -178,3 +180,191 @@ class Inspector:
         if not ok:
             raise DesktopError(f"org.gnome.Shell.Eval failed: {result or 'unsafe mode is off'}")
         return json.loads(str(result)) if str(result) else None
+
+    # -- the message tray (everything GNOME holds; banners show one at a time)
+
+    TRAY_JS = """(() => {
+        const fdo = Main.notificationDaemon?._fdoNotificationDaemon;
+        const ids = new Map();
+        for (const [id, nd] of Object.entries(fdo?._notifications ?? {}))
+            if (nd.notification) ids.set(nd.notification, Number(id));
+        const out = [];
+        for (const s of Main.messageTray.getSources())
+            for (const n of s.notifications)
+                out.push({source: s.title, app: s.app ? s.app.get_id() : null, id: ids.get(n) ?? null,
+                          summary: n.title, body: n.bannerBodyText, urgency: n.urgency,
+                          resident: !!n.resident, transient: !!n.isTransient, acknowledged: !!n.acknowledged,
+                          actions: n.actions.map(a => a.label),
+                          banner: Main.messageTray._notification === n});
+        return out;
+    })()"""
+
+    def tray(self):
+        """Every notification the shell holds, oldest first per source: dicts with source
+        (title), app (desktop id or None), id (the org.freedesktop.Notifications id),
+        summary, body, urgency (0 low .. 3 critical), actions (all labels, also those not
+        drawn) and banner (True for the one in the banner now)."""
+        return self.eval(self.TRAY_JS)
+
+    def popup_count(self):
+        """Notifications GNOME holds (message tray, all sources): that is what is "on
+        screen" in GNOME, where banners show one at a time and then go to the tray."""
+        return self.eval("Main.messageTray.getSources().reduce((n, s) => n + s.notifications.length, 0)")
+
+    def banner_state(self):
+        """0 hidden, 1 showing, 2 shown, 3 hiding (MessageTray State)."""
+        return self.eval("Main.messageTray._notificationState")
+
+    # -- the banner, through AT-SPI
+
+    @property
+    def pyatspi(self):
+        if self._pyatspi is None:
+            import pyatspi  # imported late: it connects to the AT-SPI bus given in os.environ
+            self._pyatspi = pyatspi
+        return self._pyatspi
+
+    def _app(self):
+        pid = _name_owner_pid(self.env, SHELL_NAME)
+        desk = self.pyatspi.Registry.getDesktop(0)
+        desk.clear_cache()
+        for app in desk:
+            try:
+                if app is not None and app.get_process_id() == pid:
+                    return app
+            except Exception:
+                continue
+        return None
+
+    def _showing(self, acc):
+        states = acc.getState()
+        return states.contains(self.pyatspi.STATE_SHOWING) and states.contains(self.pyatspi.STATE_VISIBLE)
+
+    def _extents(self, acc):
+        e = acc.queryComponent().getExtents(self.pyatspi.DESKTOP_COORDS)
+        return (e.x, e.y, e.width, e.height)
+
+    def _walk_showing(self, acc):
+        """Showing descendants only (hidden subtrees such as the overview are skipped)."""
+        for child in acc:
+            try:
+                if child is None or not self._showing(child):
+                    continue
+            except Exception:
+                continue
+            yield child
+            yield from self._walk_showing(child)
+
+    def banners(self):
+        """The ROLE_NOTIFICATION accessibles on screen (GNOME shows at most one banner)."""
+        app = self._app()
+        if app is None:
+            return []
+        out = []
+        for acc in self._walk_showing(app):
+            try:
+                if acc.getRole() == self.pyatspi.ROLE_NOTIFICATION:
+                    x, y, w, h = self._extents(acc)
+                    if w > 1 and h > 1 and y + h > 0:
+                        out.append(acc)
+            except Exception:
+                continue
+        return out
+
+    def popup_area(self):
+        boxes = []
+        for b in self.banners():
+            try:
+                boxes.append(self._extents(b))
+            except Exception:
+                continue
+        return boxes
+
+    def banner_texts(self):
+        """Label texts of the banner on screen (summary, then body as drawn)."""
+        out = []
+        for b in self.banners():
+            for acc in self._walk_showing(b):
+                try:
+                    if acc.getRole() == self.pyatspi.ROLE_LABEL and acc.name and acc.name not in out:
+                        out.append(acc.name)
+                except Exception:
+                    continue
+        return out
+
+    def texts(self):
+        """The banner's texts, then summary and body of every other notification in the tray."""
+        out = self.banner_texts()
+        for n in self.tray():
+            if not n["banner"]:
+                out += [t for t in (n["summary"], n["body"]) if t]
+        return out
+
+    def _banner_buttons(self):
+        out = []
+        for b in self.banners():
+            for acc in self._walk_showing(b):
+                try:
+                    if acc.getRole() == self.pyatspi.ROLE_PUSH_BUTTON and acc.name:
+                        x, y, w, h = self._extents(acc)
+                        if w > 1 and h > 1 and x >= 0 and y >= 0:
+                            out.append([acc.name, x, y, w, h])
+                except Exception:
+                    continue
+        return out
+
+    def _xdotool(self, *args):
+        _run(["xdotool", *map(str, args)], self.env)
+
+    def hover(self, timeout=2.0):
+        """Put the pointer on the banner so it expands and shows its action buttons (they
+        exist only while the pointer is over it). The pointer first goes below the banner:
+        a banner that popped up under the pointer does not expand until it is left and
+        entered again. Returns the buttons, or [] if there is no banner or it has none."""
+        deadline = time.monotonic() + timeout
+        while True:
+            banners = self.banners()
+            if not banners:
+                return []
+            x, y, w, h = self._extents(banners[0])
+            self._xdotool("mousemove", "--sync", x + w // 2, min(y + h + 150, desktop.SCREEN[1] - 5))
+            self._xdotool("mousemove", "--sync", x + w // 3, y + 18)
+            settle = time.monotonic() + 0.8
+            while time.monotonic() < settle:
+                buttons = self._banner_buttons()
+                if buttons:
+                    return buttons
+                time.sleep(0.1)
+            if time.monotonic() >= deadline:
+                return []
+
+    def buttons(self):
+        """[label, x, y, w, h] of the action buttons GNOME draws on the banner (at most 3),
+        after hovering it (so the pointer is left on the banner, which keeps it up)."""
+        return self.hover()  # the banner's close button has no name, so it is not listed
+
+    def click(self, label, timeout=10):
+        def find():
+            return next((b for b in self.buttons() if b[0] == label), None)
+        button = wait_for(f"a button labelled {label!r} on the gnome-shell banner", find, timeout, 0.2)
+        _, x, y, w, h = button
+        self._xdotool("mousemove", "--sync", x + w // 2, y + h // 2, "click", 1)
+        return button
+
+    # -- do not disturb: org.gnome.desktop.notifications show-banners (false = DnD on)
+
+    def _settings_env(self):
+        return {**self.env, **_settings_env(self.env["HERALD_DESKTOP_DIR"])}
+
+    def dnd(self):
+        out = _run(["gsettings", "get", "org.gnome.desktop.notifications", "show-banners"],
+                   self._settings_env()).strip()
+        return out == "false"
+
+    def set_dnd(self, on):
+        _run(["gsettings", "set", "org.gnome.desktop.notifications", "show-banners",
+              "false" if on else "true"], self._settings_env())
+        # Wait until the shell has seen the change: the Do Not Disturb switch in its
+        # calendar menu is bound to the key, so it flips on dconf's change signal.
+        wait_for(f"the Do Not Disturb switch in gnome-shell to turn {'on' if on else 'off'}",
+                 lambda: self.eval(DND_SWITCH_JS) is on, 5, 0.1)
