@@ -244,10 +244,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         notify_notification_set_urgency(notification, Self.urgency(request.urgency))
         notify_notification_set_category(notification, request.category)
         notify_notification_set_timeout(notification, request.expiry.milliseconds)
-        // GNOME Shell removes a known app's popups when its bus name goes (a heraldd restart).
-        if !(traits?.dropsPopupsOfExitedApp ?? false) {
-            notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
-        }
+        notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
         switch request.sound {
         case .themed(let name)?: notify_notification_set_hint(notification, "sound-name", g_variant_new_string(name))
         // A file is played here, from a descriptor checked first (SoundPlayer), never handed

@@ -38,7 +38,7 @@ struct ServerTraitsTests {
 
     @Test func eachServerIsKnownByItsName() {
         #expect(Self.gnome.maximumButtons == 3 && Self.gnome.perAppLimit == 3 && Self.gnome.playsSound)
-        #expect(Self.gnome.dropsPopupsOfExitedApp && Self.gnome.doNotDisturb == .gnomeShowBanners)
+        #expect(Self.gnome.doNotDisturb == .gnomeShowBanners)
         #expect(Self.gnome.label == "GNOME Shell 43.9")
         let plasma = ServerTraits.of(name: "Plasma", vendor: "KDE", version: "5.27.5", capabilities: ["actions", "body"])
         #expect(plasma.maximumButtons == nil && plasma.perAppLimit == nil && !plasma.playsSound)

@@ -296,6 +296,18 @@ def check_session(name, s, bench, caps, row, shots):
         for k in range(5):
             bench.herald("ack", f"crowd{k}")
     guarded(row, "crowd", crowd)
+    # The same popup twice within a second (KDE Plasma refuses that): two reminders alike.
+    def twice():
+        for k in range(2):
+            bench.herald("remind", "--in", "2s", "--id", f"same{k}", "--title", "Stand up", "Stretch")
+        wait("both shown", lambda: all(bench.outcomes(f"same{k}")[:1] == ["shown"] for k in range(2)), 15)
+        with open(bench.log.name) as f:
+            refused = "Cannot show notifications" in f.read()
+        row["twice"] = (not refused, "both shown" + ("" if name != "plasma" else ", the second a second later")
+                        if not refused else "one was refused (heraldd retried it)")
+        for k in range(2):
+            s.click("Done", timeout=10)
+    guarded(row, "twice", twice)
     # Do-not-disturb: switched on the way the desktop's user does; a reminder waits; off: a summary.
     if name in DND_SERVERS:
         try:
@@ -325,7 +337,8 @@ EXPIRY_NOTES = {"gnome-shell": "GNOME ignores expire_timeout: a banner hides, th
 
 COLUMNS = [("text", "text as written (`&`, `<`, accents)"), ("buttons", "buttons of those sent"), ("click", "a click has its effect"),
            ("expiry", "expiry honoured"), ("replace", "replaced in place"), ("sound", "sound heard once"),
-           ("crowd", "5 repeating reminders at once"), ("dnd", "its do-not-disturb holds popups")]
+           ("crowd", "5 repeating reminders at once"), ("twice", "the same popup twice in 1 s"),
+           ("dnd", "its do-not-disturb holds popups")]
 
 
 # What a reader of the table should know that a ✓ or ✗ does not say.

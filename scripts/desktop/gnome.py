@@ -14,7 +14,9 @@ llvmpipe), private session bus and AT-SPI bus:
   session.env;
 * a tiny shell extension that turns on unsafe mode (GNOME 43 has no --unsafe-mode
   option), so org.gnome.Shell.Eval works and the inspector can read Main.messageTray;
-* `gnome-shell --x11 --replace` with XDG_SESSION_TYPE=x11;
+* `gnome-shell --x11 --replace` with XDG_SESSION_TYPE=x11; or, when HERALD_GNOME_BACKEND=
+  wayland is in the environment of `serve`, a headless Wayland shell (`--wayland --headless
+  --no-x11 --virtual-monitor 1280x800`; Xvfb then idles);
 * the shell does not own org.freedesktop.Notifications itself: its D-Bus-activated
   proxy `gjs /usr/share/gnome-shell/org.gnome.Shell.Notifications` does (it adds a
   sender-pid hint and forwards to org.gnome.Shell), so it is started by hand;
@@ -23,16 +25,16 @@ llvmpipe), private session bus and AT-SPI bus:
 
 Inspection: AT-SPI for the banner (ROLE_NOTIFICATION, action buttons are named push
 buttons that exist only while the pointer is over the banner), org.gnome.Shell.Eval for
-the message tray (all notifications GNOME holds), xdotool for real clicks.
+the message tray (all notifications GNOME holds), xdotool for real clicks (on Wayland:
+a Clutter virtual pointer created inside the shell through Eval, and screenshots through
+org.gnome.Shell.Screenshot).
 See findings-gnome.md for what GNOME does with notifications.
 """
 
 import json
 import os
-import subprocess
-import time
-
 import sys
+import time
 
 
 def _desktop_module():
@@ -83,6 +85,21 @@ function disable() {}
 """
 
 # Settings written before the shell starts (through dconf-service).
+# A Clutter virtual pointer kept in the shell (Wayland has no xdotool).
+WAYLAND_POINTER_JS = """(() => {
+    const C = imports.gi.Clutter;
+    if (!global._heraldPointer)
+        global._heraldPointer = C.get_default_backend().get_default_seat()
+            .create_virtual_device(C.InputDeviceType.POINTER_DEVICE);
+    const p = global._heraldPointer, t = global.get_current_time() * 1000;
+    p.notify_absolute_motion(t, %(x)d, %(y)d);
+    if (%(click)s) {
+        p.notify_button(t + 1000, C.BUTTON_PRIMARY, C.ButtonState.PRESSED);
+        p.notify_button(t + 2000, C.BUTTON_PRIMARY, C.ButtonState.RELEASED);
+    }
+    return true;
+})()"""
+
 DND_SWITCH_JS = "Main.panel.statusArea.dateMenu._messageList._dndSwitch.state"
 
 SETTINGS = [
@@ -139,12 +156,28 @@ def start(session):
                  "XDG_CURRENT_DESKTOP": "GNOME", "XDG_SESSION_DESKTOP": "gnome"}
     if "PULSE_SERVER" in os.environ:
         shell_env["PULSE_SERVER"] = os.environ["PULSE_SERVER"]
-    session._spawn("gnome-shell", ["gnome-shell", "--x11", "--replace"], shell_env)
+    argv = ["gnome-shell", "--x11", "--replace"]
+    if os.environ.get("HERALD_GNOME_BACKEND") == "wayland":
+        # Headless Wayland compositor (Xvfb then goes unused): pointer and screenshots
+        # go through the shell itself (see Inspector._pointer / screenshot).
+        session.env["HERALD_GNOME_BACKEND"] = "wayland"
+        argv = ["gnome-shell", "--wayland", "--headless", "--no-x11",
+                "--virtual-monitor", f"{desktop.SCREEN[0]}x{desktop.SCREEN[1]}"]
+        shell_env["XDG_SESSION_TYPE"] = "wayland"
+        shell_env.pop("DISPLAY", None)
+    session._spawn("gnome-shell", argv, shell_env)
     wait_for("gnome-shell to own org.gnome.Shell",
              lambda: session._alive() and _name_owner_pid(session.env, SHELL_NAME), 60, 0.2)
     insp = Inspector(session.env)
-    wait_for("unsafe mode (org.gnome.Shell.Eval) in gnome-shell",
-             lambda: session._alive() and insp.eval("true") is True, 30, 0.2)
+
+    def unsafe_mode():
+        try:
+            return insp.eval("true") is True
+        except DesktopError:  # Eval answers (false, '') until our extension is enabled
+            return False
+
+    wait_for("unsafe mode (org.gnome.Shell.Eval) in gnome-shell (our extension)",
+             lambda: session._alive() and unsafe_mode(), 30, 0.2)
     # The startup animation ends in the overview, and then (as root) the shell posts its
     # "Logged in as a privileged user" notification: wait for the end of startup, then
     # close both, so the session starts with an empty tray and the desktop in view.
@@ -165,6 +198,9 @@ class Inspector:
     def __init__(self, env):
         self.env = env
         self._pyatspi = None
+        self.wayland = env.get("HERALD_GNOME_BACKEND") == "wayland"
+        if self.wayland:  # nothing on the X screen: desktop.screenshot() then calls this
+            self.screenshot = self._shell_screenshot
 
     # -- Eval
 
@@ -313,8 +349,36 @@ class Inspector:
                     continue
         return out
 
-    def _xdotool(self, *args):
-        _run(["xdotool", *map(str, args)], self.env)
+    def _pointer(self, x, y, click=False):
+        """Move the pointer (and click button 1): xdotool on X11; on Wayland a Clutter
+        virtual pointer inside the compositor, i.e. real input events through its stack."""
+        if not self.wayland:
+            _run(["xdotool", "mousemove", "--sync", str(x), str(y), *(["click", "1"] if click else [])],
+                 self.env)
+            return
+        self.eval(WAYLAND_POINTER_JS % {"x": int(x), "y": int(y), "click": "true" if click else "false"})
+
+    def _shell_screenshot(self, path):
+        """Wayland: org.gnome.Shell.Screenshot (allowed in unsafe mode), cropped to the banner."""
+        import dbus
+        full = os.path.abspath(path) + ".full.png"
+        boxes = self.popup_area()
+        bus = desktop._bus(self.env)
+        try:
+            bus.get_object(SHELL_NAME, "/org/gnome/Shell/Screenshot").Screenshot(
+                False, False, full, dbus_interface="org.gnome.Shell.Screenshot", timeout=30)
+        finally:
+            bus.close()
+        if boxes:
+            x, y, w, h = boxes[0]
+            pad = 8
+            x0, y0 = max(0, x - pad), max(0, y - pad)
+            x1, y1 = min(desktop.SCREEN[0], x + w + pad), min(desktop.SCREEN[1], y + h + pad)
+            _run(["convert", full, "-crop", f"{x1 - x0}x{y1 - y0}+{x0}+{y0}", "+repage", path], self.env, timeout=30)
+            os.unlink(full)
+        else:
+            os.replace(full, path)
+        return boxes
 
     def hover(self, timeout=2.0):
         """Put the pointer on the banner so it expands and shows its action buttons (they
@@ -327,8 +391,8 @@ class Inspector:
             if not banners:
                 return []
             x, y, w, h = self._extents(banners[0])
-            self._xdotool("mousemove", "--sync", x + w // 2, min(y + h + 150, desktop.SCREEN[1] - 5))
-            self._xdotool("mousemove", "--sync", x + w // 3, y + 18)
+            self._pointer(x + w // 2, min(y + h + 150, desktop.SCREEN[1] - 5))
+            self._pointer(x + w // 3, y + 18)
             settle = time.monotonic() + 0.8
             while time.monotonic() < settle:
                 buttons = self._banner_buttons()
@@ -348,7 +412,7 @@ class Inspector:
             return next((b for b in self.buttons() if b[0] == label), None)
         button = wait_for(f"a button labelled {label!r} on the gnome-shell banner", find, timeout, 0.2)
         _, x, y, w, h = button
-        self._xdotool("mousemove", "--sync", x + w // 2, y + h // 2, "click", 1)
+        self._pointer(x + w // 2, y + h // 2, click=True)
         return button
 
     # -- do not disturb: org.gnome.desktop.notifications show-banners (false = DnD on)

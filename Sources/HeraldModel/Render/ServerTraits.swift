@@ -12,20 +12,16 @@ public struct ServerTraits: Sendable, Equatable {
     public var playsSound: Bool
     /// Its refusal of a notification identical to one sent just before (KDE Plasma: 1 s).
     public var refusesRepeatWithin: Span?
-    /// It removes an app's notifications when the app's bus name goes away, if the
-    /// `desktop-entry` hint names an installed app (GNOME Shell): the hint is left out there,
-    /// so a heraldd restart does not take the popups on screen with it.
-    public var dropsPopupsOfExitedApp: Bool
     /// xfce4-notifyd before 0.8 draws the body click (`default`) as a button.
     public var drawsDefaultAction: Bool
     /// Where its do-not-disturb state is read, if it has one Herald knows.
     public var doNotDisturb: DoNotDisturbSource?
 
     public init(label: String, maximumButtons: Int? = nil, perAppLimit: Int? = nil, playsSound: Bool = false,
-                refusesRepeatWithin: Span? = nil, dropsPopupsOfExitedApp: Bool = false, drawsDefaultAction: Bool = false,
+                refusesRepeatWithin: Span? = nil, drawsDefaultAction: Bool = false,
                 doNotDisturb: DoNotDisturbSource? = nil) {
         self.label = label; self.maximumButtons = maximumButtons; self.perAppLimit = perAppLimit; self.playsSound = playsSound
-        self.refusesRepeatWithin = refusesRepeatWithin; self.dropsPopupsOfExitedApp = dropsPopupsOfExitedApp
+        self.refusesRepeatWithin = refusesRepeatWithin
         self.drawsDefaultAction = drawsDefaultAction; self.doNotDisturb = doNotDisturb
     }
 
@@ -38,7 +34,6 @@ public struct ServerTraits: Sendable, Equatable {
             t.label = "GNOME Shell \(version)"
             t.maximumButtons = 3
             t.perAppLimit = 3
-            t.dropsPopupsOfExitedApp = true
             t.doNotDisturb = .gnomeShowBanners
         case "Plasma":
             t.label = "KDE Plasma \(version)"
