@@ -63,8 +63,8 @@ test: test-deps
 	$(SWIFT) test --skip-build
 
 ## Herald's popups on every real notification server that runs here (xfce4-notifyd, dunst,
-## notification-daemon, mate-notification-daemon, mako): writes docs/compat.md, the README's
-## table and docs/compat/<server>.png. About five minutes.
+## notification-daemon, mate-notification-daemon, mako, GNOME Shell, KDE Plasma, swaync): writes
+## docs/compat.md, the README's table and docs/compat/<server>.png. About fifteen minutes.
 compat: test-deps
 	scripts/dev/install-deps.sh compat
 	$(SWIFT) build

@@ -108,12 +108,21 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// do-not-disturb.
     private func describeServer() {
         let probe = ServerProbe.run(busAddress: "", timeoutMs: 3000)
+        // A server slow to answer is asked again at the first popup (showOnGLibThread).
         guard let info = probe.server else { return forgetServer() }
-        let caps = Set(info.capabilities)
+        adopt(info, capabilities: Set(info.capabilities))
+    }
+
+    /// Keeps what the server said about itself, tells the daemon, and follows the server's
+    /// do-not-disturb (a new watcher only when the source changed).
+    private func adopt(_ info: ServerInfo, capabilities caps: Set<String>) {
         capabilities = caps
         let described = ServerTraits.of(name: info.name, vendor: info.vendor, version: info.version, capabilities: caps)
+        let sourceChanged = described.doNotDisturb != traits?.doNotDisturb || (quietWatcher == nil) != (described.doNotDisturb == nil)
         traits = described
+        guard serverHandlers.isSet else { return }
         serverHandlers.described(described)
+        guard sourceChanged else { return }
         if let source = described.doNotDisturb {
             let label = described.label
             let handlers = serverHandlers
@@ -204,9 +213,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         if capabilities == nil {
             let asked = DispatchTime.now().uptimeNanoseconds
             capabilities = serverCapabilities()
-            if let caps = capabilities, case .success(let info) = serverIdentity() {
-                traits = ServerTraits.of(name: info.name, vendor: info.vendor, version: info.version, capabilities: caps)
-            }
+            if let caps = capabilities, case .success(let info) = serverIdentity() { adopt(info, capabilities: caps) }
             if capabilities == nil {
                 // No answer to GetCapabilities: trying Notify now would only wait as long again.
                 let waited = DispatchTime.now().uptimeNanoseconds - asked

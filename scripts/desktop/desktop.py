@@ -46,6 +46,8 @@ SERVERS = {
     # Servers that live in a module of their own beside this file (gnome.py, plasma.py,
     # swaync.py): it has start(session) and an Inspector(env) class.
     "gnome-shell": {"kind": "module", "module": "gnome", "xvfb": ["+extension", "GLX", "-noreset"]},
+    # The same shell as a headless Wayland compositor (gnome.py reads HERALD_GNOME_BACKEND).
+    "gnome-shell-wayland": {"kind": "module", "module": "gnome", "env": {"HERALD_GNOME_BACKEND": "wayland"}},
     "plasma": {"kind": "module", "module": "plasma", "xvfb": ["-noreset"]},
     "swaync": {"kind": "module", "module": "swaync"},
 }
@@ -318,6 +320,7 @@ class Session:
         self._spawn(self.server, SERVERS[self.server]["argv"], env)
 
     def _start_module(self):
+        os.environ.update(SERVERS[self.server].get("env", {}))
         server_module(self.server).start(self)
 
     def _start_dunst(self):
@@ -529,6 +532,7 @@ class DunstInspector:
 
     def __init__(self, env):
         self.env = env
+        self.dir = env["HERALD_DESKTOP_DIR"]
 
     def set_dnd(self, on):
         # What its user runs (bound to a key); it sets org.dunstproject.cmd0.paused.
@@ -539,7 +543,6 @@ class DunstInspector:
         if out not in ("true", "false"):
             raise DesktopError(f"dunstctl is-paused printed {out!r}")
         return out == "true"
-        self.dir = env["HERALD_DESKTOP_DIR"]
 
     def _history_ids(self):
         data = json.loads(_run(["dunstctl", "history"], self.env))

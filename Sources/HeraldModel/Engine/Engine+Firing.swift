@@ -122,13 +122,18 @@ extension Engine {
         if let log = loaded.habitLog { reportLogProblems(log, id: name.id) }
         let settled: [EngineEffect]
         let wasGathered = update(name.id) { record -> Bool in defer { record.gathered = false }; return record.gathered }
+        let crowd = crowded(name.id)
+        if let limit = serverTraits?.perAppLimit {
+            logger.debug("Popups on screen", metadata: ["job.id": "\(name.id)", "limit": "\(limit)", "crowded": "\(crowd)",
+                                                        "own": "\(records[name.id]?.popup != nil)"])
+        }
         if now - name.fireAt > config.catchUpGrace && !heldByQuiet(name.fireAt, now: now) && !occurrence.isStillAhead(now: now) {
             // Came due while Herald was down or the machine asleep, too long ago to show.
             settled = record(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
         } else if let skip = Self.passedWarning(occurrence, now: now) ?? job.kind.rules.skipReason(occurrence, now: now) {
             settled = record(firing, outcome: .skipped, now: now, note: skip.note, resumeAfter: skip.resumeAfter)
         } else if (job.urgency ?? config.urgency) != .critical && (wasGathered || quiet.isQuiet(at: now, zone: localZone))
-                    || crowded(name.id) {
+                    || crowd {
             // Quiet time, one of a crowd after a break, or more popups than the server keeps
             // (GNOME Shell: 3 per app, the oldest closed for room): kept for one summary popup.
             // The file keeps its name, so a restart meanwhile holds it again (never lost).
