@@ -12,6 +12,9 @@ final class DesktopQuietWatcher {
     private var subscription: UInt32 = 0
     private var pollSource: UInt32 = 0
     private var last: Bool?
+    /// A read is scheduled: signals that come meanwhile add none (a server that floods them
+    /// costs one read per 50 ms at most, never one each).
+    private var readPending: UInt32 = 0
 
     static let pollMilliseconds: UInt32 = 2000
 
@@ -31,14 +34,14 @@ final class DesktopQuietWatcher {
             guard let s = herald_settings_if_installed("org.gnome.desktop.notifications", "show-banners") else { return nil }
             settings = s
             _ = herald_settings_on_changed(s, "changed::show-banners", { _, _, data in
-                Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue().refresh()
+                Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue().changed()
             }, me)
         case .plasmaInhibited, .dunstPaused:
             subscription = g_dbus_connection_signal_subscribe(
                 bus, "org.freedesktop.Notifications", "org.freedesktop.DBus.Properties", "PropertiesChanged",
                 "/org/freedesktop/Notifications", nil, G_DBUS_SIGNAL_FLAGS_NONE, { _, _, _, _, _, parameters, data in
                     let watcher = Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue()
-                    if herald_properties_changed_names(parameters, watcher.propertyName) != 0 { watcher.refresh() }
+                    if herald_properties_changed_names(parameters, watcher.propertyName) != 0 { watcher.changed() }
                 }, me, nil)
         case .swayncDnd:
             // swaync 0.7 says each change with OnDndToggle(b) on the notification object (twice);
@@ -46,7 +49,7 @@ final class DesktopQuietWatcher {
             subscription = g_dbus_connection_signal_subscribe(
                 bus, "org.freedesktop.Notifications", "org.freedesktop.Notifications", "OnDndToggle", "/org/freedesktop/Notifications", nil,
                 G_DBUS_SIGNAL_FLAGS_NONE, { _, _, _, _, _, _, data in
-                    Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue().refresh()
+                    Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue().changed()
                 }, me, nil)
         case .makoMode:
             // mako 1.7 says nothing when its modes change: ListModes is asked every 2 s.
@@ -61,11 +64,23 @@ final class DesktopQuietWatcher {
     deinit {
         if subscription != 0, let connection { g_dbus_connection_signal_unsubscribe(connection, subscription) }
         if pollSource != 0 { g_source_remove(pollSource) }
+        if readPending != 0 { g_source_remove(readPending) }
         if let settings { g_object_unref(UnsafeMutableRawPointer(settings)) }
         if let connection { g_object_unref(UnsafeMutableRawPointer(connection)) }
     }
 
     private var propertyName: String { source == .dunstPaused ? "paused" : "Inhibited" }
+
+    /// A signal said the state changed: it is read 50 ms later, once for any number of signals.
+    func changed() {
+        guard readPending == 0 else { return }
+        readPending = g_timeout_add_full(G_PRIORITY_DEFAULT, 50, { data in
+            let watcher = Unmanaged<DesktopQuietWatcher>.fromOpaque(data!).takeUnretainedValue()
+            watcher.readPending = 0
+            watcher.refresh()
+            return 0  // G_SOURCE_REMOVE
+        }, Unmanaged.passUnretained(self).toOpaque(), nil)
+    }
 
     /// Reads the state and reports it when it changed.
     func refresh() {

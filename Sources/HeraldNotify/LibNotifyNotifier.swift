@@ -252,8 +252,11 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         notify_notification_set_category(notification, request.category)
         notify_notification_set_timeout(notification, request.expiry.milliseconds)
         notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
+        let serverPlays = traits?.playsSound ?? capabilities?.contains("sound") ?? false
         switch request.sound {
-        case .themed(let name)?: notify_notification_set_hint(notification, "sound-name", g_variant_new_string(name))
+        case .themed(let name)? where serverPlays: notify_notification_set_hint(notification, "sound-name", g_variant_new_string(name))
+        // heraldd plays it: the server is told not to, so the sound is heard once.
+        case .themed?: notify_notification_set_hint(notification, "suppress-sound", g_variant_new_boolean(1))
         // A file is played here, from a descriptor checked first (SoundPlayer), never handed
         // to the server as `sound-file`: the server would open the path unchecked.
         case .file?: notify_notification_set_hint(notification, "suppress-sound", g_variant_new_boolean(1))
@@ -272,7 +275,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             popupOf[request.jobID] = notification
             // Most servers ignore the sound hints (dunst and mako decline to play them): a theme
             // sound is played here unless the server plays sounds; a file always is.
-            if let sound = request.sound, sound.isFile || !(traits?.playsSound ?? capabilities?.contains("sound") ?? false) {
+            if let sound = request.sound, sound.isFile || !serverPlays {
                 sounds.play(sound, description: request.summary, jobID: request.jobID)
             }
             return .success(())

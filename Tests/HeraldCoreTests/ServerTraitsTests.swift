@@ -48,8 +48,13 @@ struct ServerTraitsTests {
         #expect(ServerTraits.of(name: "Xfce Notify Daemon", version: "0.7.3", capabilities: []).drawsDefaultAction)
         #expect(!ServerTraits.of(name: "Xfce Notify Daemon", version: "0.8.2", capabilities: []).drawsDefaultAction)
         // Unknown servers get the spec: every button, no limits; sound from the capability.
-        let other = ServerTraits.of(name: "Notification Daemon", version: "3.20.0", capabilities: ["actions", "sound"])
+        // Whatever owns the name may say anything: its label is cut short.
+        let long = ServerTraits.of(name: String(repeating: "x", count: 100_000), version: String(repeating: "9", count: 1000), capabilities: [])
+        #expect(long.label.count == 80 + 1 + 40)
+        let other = ServerTraits.of(name: "Some Server", version: "1.0", capabilities: ["actions", "sound"])
         #expect(other.maximumButtons == nil && other.perAppLimit == nil && other.playsSound && other.doNotDisturb == nil)
+        // notification-daemon and mate list `sound` and play nothing: Herald plays.
+        #expect(!ServerTraits.of(name: "Notification Daemon", vendor: "MATE", version: "1.26.0", capabilities: ["sound"]).playsSound)
     }
 
     // MARK: buttons

@@ -186,7 +186,8 @@ def guarded(row, key, part):
     try:
         part()
     except (desktop.DesktopError, TimeoutError, subprocess.TimeoutExpired) as e:
-        row[key] = (False, f"{type(e).__name__}: {str(e)[:100]}")
+        last = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__  # a traceback's own message
+        row[key] = (False, f"{type(e).__name__}: {last[:140]}")
 
 
 def check_session(name, s, bench, caps, row, shots):

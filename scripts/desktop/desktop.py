@@ -523,6 +523,9 @@ class GtkInspector:
         button = wait_for(f"a visible push button labelled {label!r} in {self.env['HERALD_DESKTOP_SERVER']}",
                           lambda: next((b for b in self.buttons() if b[0] == label), None), timeout)
         _, x, y, w, h = button
+        # --sync waits for the pointer to move, forever when it is already there (the last
+        # click's button was at the same place): it starts from a corner.
+        _run(["xdotool", "mousemove", "0", "0"], self.env)
         _run(["xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), "click", "1"], self.env)
         return button
 

@@ -8,7 +8,8 @@ public struct ServerTraits: Sendable, Equatable {
     public var maximumButtons: Int?
     /// Notifications it keeps from one app: one more closes the oldest (GNOME Shell: 3).
     public var perAppLimit: Int?
-    /// It plays `sound-name` itself (the `sound` capability): Herald then does not.
+    /// It plays `sound-name` itself (the `sound` capability, where that was found true): Herald
+    /// then does not; otherwise Herald plays it and tells the server not to (`suppress-sound`).
     public var playsSound: Bool
     /// Its refusal of a notification identical to one sent just before (KDE Plasma: 1 s).
     public var refusesRepeatWithin: Span?
@@ -28,7 +29,10 @@ public struct ServerTraits: Sendable, Equatable {
     /// The traits of the server that answered GetServerInformation with `name` and `version`
     /// and GetCapabilities with `capabilities`. An unknown server gets the spec's defaults.
     public static func of(name: String, vendor: String = "", version: String, capabilities: Set<String>) -> ServerTraits {
-        var t = ServerTraits(label: version.isEmpty ? name : "\(name) \(version)", playsSound: capabilities.contains("sound"))
+        // Any program may own the name: what it says goes into status.json and the logs cut short.
+        let version = String(version.prefix(40))
+        var t = ServerTraits(label: version.isEmpty ? String(name.prefix(80)) : "\(name.prefix(80)) \(version)",
+                             playsSound: capabilities.contains("sound"))
         switch name {
         case "gnome-shell":
             t.label = "GNOME Shell \(version)"
@@ -46,6 +50,10 @@ public struct ServerTraits: Sendable, Equatable {
             t.doNotDisturb = .dunstPaused
         case "mako":
             t.doNotDisturb = .makoMode
+        case "Notification Daemon":
+            // notification-daemon 3.20 (GNOME) and mate-notification-daemon 1.26 list `sound` but
+            // play no `sound-name` (make compat, with a PulseAudio they can reach): Herald plays it.
+            t.playsSound = false
         case "Xfce Notify Daemon":
             let parts = version.split(separator: ".").map { Int($0) ?? 0 }
             t.drawsDefaultAction = (parts.first ?? 0, parts.dropFirst().first ?? 0) < (0, 8)
