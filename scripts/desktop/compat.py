@@ -263,8 +263,10 @@ def check_session(name, s, bench, caps, row, shots):
             time.sleep(0.2)
         streams = bench.pulse.streams()
         bench.pulse.stop_counting()
-        who = "the server" if "sound" in caps else "heraldd (libcanberra)"
-        right_player = heraldd_played != ("sound" in caps)
+        server_plays = name in SERVER_PLAYS
+        who = "the server" if server_plays else "heraldd (libcanberra)" + (
+            "; the server lists 'sound' but plays no sound-name" if "sound" in caps else "")
+        right_player = heraldd_played != server_plays
         row["sound"] = (streams == 1 and right_player,
                         f"heard once, played by {who}" if streams == 1 and right_player
                         else f"{streams} stream(s); heraldd {'played' if heraldd_played else 'did not play'}; capability 'sound' {'listed' if 'sound' in caps else 'not listed'}")
@@ -334,6 +336,8 @@ def check_session(name, s, bench, caps, row, shots):
         row["dnd"] = (True, "— (the server exposes none)")
 
 
+# Servers Herald lets play the sound (ServerTraits.playsSound); everywhere else heraldd plays it.
+SERVER_PLAYS = {"gnome-shell", "gnome-shell-wayland"}
 # Popups the server keeps from one app (measured: scripts/desktop/FINDINGS.md).
 LIMITS = {"gnome-shell": 3, "gnome-shell-wayland": 3}
 # Where each server's do-not-disturb is switched, as its user does it.
