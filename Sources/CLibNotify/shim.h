@@ -54,6 +54,13 @@ static inline void herald_notification_unref(NotifyNotification *notification) {
     g_object_unref(G_OBJECT(notification));
 }
 
+/// Wraps g_object_get for the integer "id" property: the server's id for the popup.
+static inline int herald_notification_id(NotifyNotification *notification) {
+    int id = 0;
+    g_object_get(G_OBJECT(notification), "id", &id, NULL);
+    return id;
+}
+
 /// Wraps g_object_get for the integer "closed-reason" property.
 static inline int herald_notification_closed_reason(NotifyNotification *notification) {
     int reason = -1;

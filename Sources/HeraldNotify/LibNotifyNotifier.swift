@@ -21,6 +21,10 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private var pushedOut: Set<UnsafeMutablePointer<NotifyNotification>> = []
     /// Popups whose button was already reported: GNOME Shell emits ActionInvoked twice.
     private var acted: Set<UnsafeMutablePointer<NotifyNotification>> = []
+    /// libnotify's log handler (removed with the notifier).
+    private var logHandler: UInt32 = 0
+    /// Counts the askings of `describeServer`: an answer to an older one is dropped.
+    private var describing = 0
     /// The last popup sent (summary and body) and when, for a server that refuses the same one
     /// again within a moment (KDE Plasma: 1 s).
     private var lastSent: (key: String, at: UInt64)?
@@ -48,9 +52,17 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         sounds = SoundPlayer(logger: logger)
         glib = GLibThread()
         glib.sync { _ = notify_init(NotificationRequest.appName) }
+        // libnotify warns on stderr for each signal it cannot place (a server may send any
+        // number): those go to the log at debug level instead.
+        let levels = G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue | G_LOG_LEVEL_INFO.rawValue | G_LOG_LEVEL_DEBUG.rawValue
+        logHandler = g_log_set_handler("libnotify", GLogLevelFlags(rawValue: levels), { _, _, message, data in
+            let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
+            notifier.logger.debug("libnotify", metadata: ["message": "\(message.map { String(cString: $0) } ?? "")"])
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
+        g_log_remove_handler("libnotify", logHandler)
         glib.perform { notify_uninit() }
         glib.stop()
     }
@@ -104,19 +116,33 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
     }
 
-    /// Asks the server what it is (a few seconds at most), keeps its traits, and follows its
-    /// do-not-disturb.
+    /// Asks the server what it is, keeps its traits, and follows its do-not-disturb. The calls
+    /// do not wait on the GLib thread (a server that changes hands often, or answers slowly,
+    /// holds up no popup), and only the latest owner's answers count.
     private func describeServer() {
-        let probe = ServerProbe.run(busAddress: "", timeoutMs: 3000)
-        // A server slow to answer is asked again at the first popup (showOnGLibThread).
-        guard let info = probe.server else { return forgetServer() }
-        adopt(info, capabilities: Set(info.capabilities))
+        describing &+= 1
+        let generation = describing
+        guard let bus = watchedConnection else { return }
+        AsyncCall.start(bus, "GetServerInformation", timeoutMs: 3000) { [self] reply in
+            guard generation == describing else { return }
+            guard let reply, let info = ServerInfoReply.identity(reply) else { return forgetServer() }
+            AsyncCall.start(bus, "GetCapabilities", timeoutMs: 3000) { [self] reply in
+                guard generation == describing else { return }
+                // A server slow to answer is asked again at the first popup (showOnGLibThread).
+                guard let reply, let caps = ServerInfoReply.capabilities(reply) else { return forgetServer() }
+                adopt(info, capabilities: caps, fromProbe: true)
+            }
+        }
     }
 
     /// Keeps what the server said about itself, tells the daemon, and follows the server's
     /// do-not-disturb (a new watcher only when the source changed).
-    private func adopt(_ info: ServerInfo, capabilities caps: Set<String>) {
-        capabilities = caps
+    ///
+    /// - Parameter fromProbe: asked by `describeServer`, not through libnotify: the first popup
+    ///   still asks through libnotify, which keeps the server's spec version for itself (asked
+    ///   otherwise inside `notify_notification_show`, a frozen server would cost two timeouts).
+    private func adopt(_ info: ServerInfo, capabilities caps: Set<String>, fromProbe: Bool = false) {
+        if !fromProbe { capabilities = caps }
         let described = ServerTraits.of(name: info.name, vendor: info.vendor, version: info.version, capabilities: caps)
         let sourceChanged = described.doNotDisturb != traits?.doNotDisturb || (quietWatcher == nil) != (described.doNotDisturb == nil)
         traits = described
@@ -224,8 +250,10 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
                     return .failure(NotifierError(.noBus, detail: message))
                 }
                 g_object_unref(UnsafeMutableRawPointer(bus))
-                return .failure(waited > 20_000_000_000 ? NotifierError(.timeout, detail: "GetCapabilities: Timeout was reached")
-                                                        : NotifierError(.noServer, detail: "GetCapabilities got no answer"))
+                // libnotify asks GetServerInformation before GetCapabilities: either may be the one.
+                return .failure(waited > 20_000_000_000
+                                ? NotifierError(.timeout, detail: "GetServerInformation or GetCapabilities: Timeout was reached")
+                                : NotifierError(.noServer, detail: "GetServerInformation or GetCapabilities got no usable answer"))
             }
         }
         // A server that draws fewer buttons gets the first ones; the body names the rest's commands.
@@ -263,12 +291,18 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         case nil: break
         }
         var error: UnsafeMutablePointer<GError>? = nil
-        let keptBefore = live.count
         if notify_notification_show(notification, &error) != 0 {
             acted.remove(notification)
+            // A server that hands out an id still held by another of our popups has replaced
+            // that one: it is let go, so the id's signals reach only the newest popup.
+            let id = herald_notification_id(notification)
+            for other in live where other != notification && herald_notification_id(other) == id {
+                if let owner = jobOf[other] { actionHandler.call(.closed(jobID: owner.jobID, occurrence: owner.occurrence, .forRoom)) }
+                forgetPopup(other)
+            }
             if replacing == nil {
                 // One more than the server keeps per app: it closes the oldest it has, for room.
-                if let limit = traits?.perAppLimit, keptBefore >= limit { pushedOut.insert(live[keptBefore - limit]) }
+                if let limit = traits?.perAppLimit, live.count >= limit { pushedOut.insert(live[live.count - limit]) }
                 keepAlive(notification)
             }
             jobOf[notification] = (request.jobID, request.occurrence)
@@ -484,6 +518,53 @@ private final class BusHandlersBox: Sendable {
     func serverGone() { handlers.withLock { $0.gone }?() }
     func serverAppeared() { handlers.withLock { $0.appeared }?() }
     func busLost(_ why: String) { handlers.withLock { $0.lost }?(why) }
+}
+
+/// One D-Bus method call to the notification server, answered on the calling thread's main
+/// loop (the GLib thread): `completion` gets the reply, or nil for an error or no answer.
+private final class AsyncCall {
+    let completion: (OpaquePointer?) -> Void
+    private init(_ completion: @escaping (OpaquePointer?) -> Void) { self.completion = completion }
+
+    static func start(_ bus: OpaquePointer, _ method: String, timeoutMs: Int32, _ completion: @escaping (OpaquePointer?) -> Void) {
+        let box = Unmanaged.passRetained(AsyncCall(completion)).toOpaque()
+        g_dbus_connection_call(bus, "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
+                               method, nil, nil, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeoutMs, nil, { source, result, data in
+            let call = Unmanaged<AsyncCall>.fromOpaque(data!).takeRetainedValue()
+            var error: UnsafeMutablePointer<GError>? = nil
+            let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &error)
+            if let error { g_error_free(error) }
+            call.completion(reply)
+            if let reply { g_variant_unref(reply) }
+        }, box)
+    }
+}
+
+/// What a server's answers say, read defensively (any program may own the name).
+private enum ServerInfoReply {
+    static func identity(_ reply: OpaquePointer) -> ServerInfo? {
+        guard String(cString: g_variant_get_type_string(reply)) == "(ssss)" else { return nil }
+        func string(_ k: Int) -> String {
+            let child = g_variant_get_child_value(reply, gsize(k))
+            defer { g_variant_unref(child) }
+            return String(cString: g_variant_get_string(child, nil))
+        }
+        return ServerInfo(name: string(0), vendor: string(1), version: string(2), specVersion: string(3), capabilities: [])
+    }
+
+    /// At most 256 capabilities are read.
+    static func capabilities(_ reply: OpaquePointer) -> Set<String>? {
+        guard String(cString: g_variant_get_type_string(reply)) == "(as)" else { return nil }
+        let list = g_variant_get_child_value(reply, 0)
+        defer { g_variant_unref(list) }
+        var caps = Set<String>()
+        for k in 0..<min(g_variant_n_children(list), 256) {
+            let child = g_variant_get_child_value(list, k)
+            caps.insert(String(String.UnicodeScalarView(String(cString: g_variant_get_string(child, nil)).unicodeScalars.prefix(64))))
+            g_variant_unref(child)
+        }
+        return caps
+    }
 }
 
 /// The daemon's server handlers, set once from another thread.

@@ -51,6 +51,8 @@ struct ServerTraitsTests {
         // Whatever owns the name may say anything: its label is cut short.
         let long = ServerTraits.of(name: String(repeating: "x", count: 100_000), version: String(repeating: "9", count: 1000), capabilities: [])
         #expect(long.label.count == 80 + 1 + 40)
+        let marks = ServerTraits.of(name: "Z" + String(repeating: "\u{301}", count: 100_000), version: "1", capabilities: [])
+        #expect(marks.label.unicodeScalars.count == 80 + 2)
         let other = ServerTraits.of(name: "Some Server", version: "1.0", capabilities: ["actions", "sound"])
         #expect(other.maximumButtons == nil && other.perAppLimit == nil && other.playsSound && other.doNotDisturb == nil)
         // notification-daemon and mate list `sound` and play nothing: Herald plays.
@@ -93,18 +95,27 @@ struct ServerTraitsTests {
         #expect(shown.map(\.jobID) == ["a", "b", NotificationRequest.summaryID, NotificationRequest.summaryID, NotificationRequest.summaryID])
         #expect(shown.last?.summary == "3 more reminders")
         #expect(shown.last?.body.split(separator: "\n").count == 3)
-        // Each is recorded; those in the summary do not repeat (nothing comes back to push one out).
+        // Each is recorded.
         #expect(history().filter { $0.note == "in a summary" }.map(\.id) == ["c", "d", "e"])
-        // The repeats of the two on screen replace their own popups: still at most three.
-        var later: [String] = []
+        // The repeats replace their own popups, or the summary (one line a job): still three.
+        var later: [NotificationRequest] = []
         for minute in 5...9 {
             clock.set(at("2026-11-22T09:0\(minute):00Z"))
-            later += e.tick().map(\.jobID)
+            later += e.tick()
         }
-        #expect(later == ["a", "b"])
-        // Once the summary is closed, the next summary starts afresh.
-        _ = e.send(.popup(.closed(jobID: NotificationRequest.summaryID, occurrence: at("2026-11-22T09:04:00Z"), .dismissed)))
+        #expect(later.map(\.jobID) == ["a", "b", NotificationRequest.summaryID, NotificationRequest.summaryID, NotificationRequest.summaryID])
+        #expect(later.last?.body.split(separator: "\n").count == 3)
+        // A click on the summary acknowledges the repeating reminders in it; they stop.
+        let summary = try #require(later.last)
+        _ = e.press(.body, on: summary)
         #expect(e.engine.summaryLines.isEmpty)
+        #expect(["c", "d", "e"].allSatisfy { id in self.history().contains { $0.id == id && $0.outcome == .done && $0.note == "the summary" } })
+        var after: [String] = []
+        for minute in 10...14 {
+            clock.set(at("2026-11-22T09:\(minute):00Z"))
+            after += e.tick().map(\.jobID)
+        }
+        #expect(after == ["a", "b"])
     }
 
     @Test func aPopupClosedForRoomIsNotUnseenNorAcknowledged() throws {

@@ -187,7 +187,11 @@ struct FaultEndToEndTests {
         let server = try #require(scene.server)
         server.freeze()
         try scene.herald("remind", "--in", "1s", "Patience")
-        #expect(waitUntil(timeout: 35) { (try? scene.herald("status").stdout.contains("notifications: failing: notification server not responding")) == true })
+        var status = ""
+        #expect(waitUntil(timeout: 35) {
+            status = (try? scene.herald("status").stdout) ?? ""
+            return status.contains("notifications: failing: notification server not responding")
+        }, "\(status)")
         #expect(scene.files("jobs").count == 1)
         server.thaw()
         #expect(waitUntil(timeout: 40) { scene.files("done").count == 1 })

@@ -7,8 +7,7 @@ extension Engine {
     mutating func actionInvoked(_ pressed: NotificationAction, now: Instant) -> [EngineEffect] {
         let id = pressed.jobID
         guard id != NotificationRequest.summaryID else {  // its lines are recorded already
-            summaryLines = []
-            return []
+            return summaryEnded(acknowledged: true, now: now)
         }
         // The button's popup, if it is still the one on screen; pressing ends it.
         let popup: Firing? = update(id) { record in
@@ -58,8 +57,7 @@ extension Engine {
         // Herald closes a popup only after it has already settled it (a button, or a change from
         // the CLI); that closing, which may come late, says nothing about the popup now on screen.
         if id == NotificationRequest.summaryID {
-            summaryLines = []
-            return []
+            return summaryEnded(acknowledged: reason == .dismissed, now: now)
         }
         let popup: Firing? = update(id) { record in
             guard reason != .closedByHerald, case .onScreen(let f)? = record.popup, f.name.occurrence == occurrence else { return nil }

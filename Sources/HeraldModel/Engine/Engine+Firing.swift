@@ -21,11 +21,15 @@ extension Engine {
                     queue += outbox.shown(item.id)
                     continue
                 }
-                let lines = summaryLines + firings.map { f in
-                    (kind: f.job.kind, due: f.name.occurrence, title: Self.title(of: f.job, role: f.schedule.role(of: f.name.occurrence)))
+                // A job already listed (a repeat held again) keeps one line, its latest.
+                let fresh = Set(firings.map(\.name.id))
+                let lines = summaryLines.filter { !fresh.contains($0.id) } + firings.map { f in
+                    SummaryLine(id: f.name.id, kind: f.job.kind, due: f.name.occurrence,
+                                title: Self.title(of: f.job, role: f.schedule.role(of: f.name.occurrence)))
                 }
                 summaryLinesSending = Array(lines.suffix(Self.maximumSummaryLines))  // a server that never reports it closed
-                effects.append(.show(MessageRenderer(config: config).summary(of: lines, reason: summaryReason, zone: localZone, now: now)))
+                effects.append(.show(MessageRenderer(config: config).summary(of: lines.map { ($0.kind, $0.due, $0.title) },
+                                                                             reason: summaryReason, zone: localZone, now: now)))
                 continue
             }
             guard let name = name(of: item.id) else {  // cancelled meanwhile
@@ -167,7 +171,14 @@ extension Engine {
             }
             var effects: [EngineEffect] = []
             if id == NotificationRequest.summaryID {
-                for f in takeSummarised() { effects += record(f, outcome: .shown, now: now, note: "in a summary", mayRepeat: false) }
+                for f in takeSummarised() {
+                    // A repeating reminder goes on repeating, as its own popup would.
+                    effects += record(f, outcome: .shown, now: now, note: "in a summary")
+                    if repeatTime(f, now: now) != nil, name(of: f.name.id)?.snoozedUntil != nil,
+                       summaryRepeating.count < Self.maximumSummaryLines || summaryRepeating[f.name.id] != nil {
+                        summaryRepeating[f.name.id] = f
+                    }
+                }
                 summaryQueued = false
                 summaryLines = summaryLinesSending
                 summaryLinesSending = []
@@ -285,6 +296,29 @@ extension Engine {
 
     static let maximumPopups = 4096
     static let maximumSummaryLines = 1000
+
+    /// One job's line in the summary popup.
+    struct SummaryLine: Sendable {
+        var id: String
+        var kind: Job.Kind
+        var due: Instant
+        var title: String
+    }
+
+    /// The summary left the screen: clicked or dismissed, it acknowledges the repeating
+    /// reminders in it; otherwise (expired, closed by Herald, the server gone) they go on.
+    mutating func summaryEnded(acknowledged: Bool, now: Instant) -> [EngineEffect] {
+        summaryLines = []
+        let repeating = summaryRepeating.values.sorted { $0.name.id < $1.name.id }
+        summaryRepeating = [:]
+        guard acknowledged else { return [] }
+        var effects: [EngineEffect] = []
+        for f in repeating {
+            effects.append(ending(f, .done, now: now, note: "the summary"))
+            effects += acknowledge(f, now: now)
+        }
+        return effects.isEmpty ? [] : effects + tick(now: now)
+    }
 
     /// Whether job `id`'s popup would be one more than the server keeps from Herald: one place
     /// is kept for the summary that takes the rest (a popup that replaces the job's own, in

@@ -40,8 +40,12 @@ public struct Engine: Sendable {
     public internal(set) var desktopQuiet: DesktopQuiet?
     /// The lines of the summary popup on screen: a new summary while it is there replaces it
     /// in place, so it lists these too.
-    var summaryLines: [(kind: Job.Kind, due: Instant, title: String)] = []
-    var summaryLinesSending: [(kind: Job.Kind, due: Instant, title: String)] = []
+    var summaryLines: [SummaryLine] = []
+    var summaryLinesSending: [SummaryLine] = []
+    /// The repeating reminders in the summary on screen: they go on repeating (into the
+    /// summary again while it is crowded) until a click on the summary, or its dismissal,
+    /// acknowledges them.
+    var summaryRepeating: [String: Firing] = [:]
     /// Why the queued summary holds its popups (its heading).
     var summaryReason: MessageRenderer.SummaryReason = .away
     /// Batches being taken in; refused ones are nil until their last part has passed.
@@ -244,6 +248,7 @@ public struct Engine: Sendable {
         }
         for id in ids { update(id) { $0.popup = nil } }
         summaryLines = []
+        summaryRepeating = [:]
         serverTraits = nil
         return []
     }

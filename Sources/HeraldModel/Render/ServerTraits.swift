@@ -29,10 +29,11 @@ public struct ServerTraits: Sendable, Equatable {
     /// The traits of the server that answered GetServerInformation with `name` and `version`
     /// and GetCapabilities with `capabilities`. An unknown server gets the spec's defaults.
     public static func of(name: String, vendor: String = "", version: String, capabilities: Set<String>) -> ServerTraits {
-        // Any program may own the name: what it says goes into status.json and the logs cut short.
-        let version = String(version.prefix(40))
-        var t = ServerTraits(label: version.isEmpty ? String(name.prefix(80)) : "\(name.prefix(80)) \(version)",
-                             playsSound: capabilities.contains("sound"))
+        // Any program may own the name: what it says goes into status.json and the logs cut
+        // short, by Unicode scalars (a character may hold any number of combining marks).
+        func cut(_ s: String, _ n: Int) -> String { String(String.UnicodeScalarView(s.unicodeScalars.prefix(n))) }
+        let version = cut(version, 40), shortName = cut(name, 80)
+        var t = ServerTraits(label: version.isEmpty ? shortName : "\(shortName) \(version)", playsSound: capabilities.contains("sound"))
         switch name {
         case "gnome-shell":
             t.label = "GNOME Shell \(version)"
