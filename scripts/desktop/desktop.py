@@ -431,6 +431,30 @@ class Session:
 # These run inside the CLI process, against the session described by its environment.
 
 
+def atspi_app(pyatspi, pid):
+    """The AT-SPI application of process `pid`, or None."""
+    desktop = pyatspi.Registry.getDesktop(0)
+    desktop.clear_cache()  # the cache would otherwise hide windows that came and went
+    for app in desktop:
+        try:
+            if app is not None and app.get_process_id() == pid:
+                return app
+        except Exception:
+            continue
+    return None
+
+
+def atspi_showing(pyatspi, acc):
+    states = acc.getState()
+    return states.contains(pyatspi.STATE_SHOWING) and states.contains(pyatspi.STATE_VISIBLE)
+
+
+def atspi_extents(pyatspi, acc, coords=None):
+    """(x, y, w, h): on the screen, or in its window with pyatspi.WINDOW_COORDS (Wayland)."""
+    e = acc.queryComponent().getExtents(pyatspi.DESKTOP_COORDS if coords is None else coords)
+    return (e.x, e.y, e.width, e.height)
+
+
 class GtkInspector:
     """Popups of a GTK server, read through AT-SPI (the server runs with atk-bridge)."""
 
@@ -441,23 +465,13 @@ class GtkInspector:
         self.pyatspi = pyatspi
 
     def _app(self):
-        desktop = self.pyatspi.Registry.getDesktop(0)
-        desktop.clear_cache()  # the cache would otherwise hide windows that came and went
-        for app in desktop:
-            try:
-                if app is not None and app.get_process_id() == self.pid:
-                    return app
-            except Exception:
-                continue
-        return None
+        return atspi_app(self.pyatspi, self.pid)
 
     def _showing(self, acc):
-        states = acc.getState()
-        return states.contains(self.pyatspi.STATE_SHOWING) and states.contains(self.pyatspi.STATE_VISIBLE)
+        return atspi_showing(self.pyatspi, acc)
 
     def _extents(self, acc):
-        e = acc.queryComponent().getExtents(self.pyatspi.DESKTOP_COORDS)
-        return (e.x, e.y, e.width, e.height)
+        return atspi_extents(self.pyatspi, acc)
 
     def windows(self):
         """The server's top-level windows that are on screen: one per popup."""

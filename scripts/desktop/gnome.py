@@ -261,24 +261,13 @@ class Inspector:
         return self._pyatspi
 
     def _app(self):
-        pid = _name_owner_pid(self.env, SHELL_NAME)
-        desk = self.pyatspi.Registry.getDesktop(0)
-        desk.clear_cache()
-        for app in desk:
-            try:
-                if app is not None and app.get_process_id() == pid:
-                    return app
-            except Exception:
-                continue
-        return None
+        return desktop.atspi_app(self.pyatspi, _name_owner_pid(self.env, SHELL_NAME))
 
     def _showing(self, acc):
-        states = acc.getState()
-        return states.contains(self.pyatspi.STATE_SHOWING) and states.contains(self.pyatspi.STATE_VISIBLE)
+        return desktop.atspi_showing(self.pyatspi, acc)
 
     def _extents(self, acc):
-        e = acc.queryComponent().getExtents(self.pyatspi.DESKTOP_COORDS)
-        return (e.x, e.y, e.width, e.height)
+        return desktop.atspi_extents(self.pyatspi, acc)
 
     def _walk_showing(self, acc):
         """Showing descendants only (hidden subtrees such as the overview are skipped)."""

@@ -192,23 +192,13 @@ class Inspector:
     # -- AT-SPI
 
     def _app(self):
-        d = self.pyatspi.Registry.getDesktop(0)
-        d.clear_cache()  # the cache would otherwise hide windows that came and went
-        for app in d:
-            try:
-                if app is not None and app.get_process_id() == self.pid:
-                    return app
-            except Exception:
-                continue
-        return None
+        return desktop.atspi_app(self.pyatspi, self.pid)
 
     def _showing(self, acc):
-        states = acc.getState()
-        return states.contains(self.pyatspi.STATE_SHOWING) and states.contains(self.pyatspi.STATE_VISIBLE)
+        return desktop.atspi_showing(self.pyatspi, acc)
 
     def _ext(self, acc):
-        e = acc.queryComponent().getExtents(self.pyatspi.WINDOW_COORDS)
-        return (e.x, e.y, e.width, e.height)
+        return desktop.atspi_extents(self.pyatspi, acc, self.pyatspi.WINDOW_COORDS)
 
     def _children(self, acc):
         return [c for c in acc if c is not None]
