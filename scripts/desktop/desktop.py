@@ -118,13 +118,15 @@ def _name_owner_pid(env, name):
 # --------------------------------------------------------------------------- session
 
 
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+def bus_config(bus_type, listen, note):
+    """A private dbus-daemon's configuration: anyone may own or call anything; `note` says
+    what the bus is for."""
+    return f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<!-- No <standard_session_servicedirs/>: nothing may be auto-activated, so the only
-     notification server on this bus is the one we start ourselves. -->
+<!-- {note} -->
 <busconfig>
-  <type>session</type>
-  <listen>unix:path={dir}/bus</listen>
+  <type>{bus_type}</type>
+  <listen>unix:path={listen}</listen>
   <auth>EXTERNAL</auth>
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
@@ -276,7 +278,9 @@ class Session:
     def _start_bus(self):
         conf = os.path.join(self.dir, "bus.conf")
         with open(conf, "w") as f:
-            f.write(BUS_CONFIG.format(dir=self.dir))
+            # No <standard_session_servicedirs/>: nothing may be auto-activated, so the only
+            # notification server on this bus is the one we start ourselves.
+            f.write(bus_config("session", f"{self.dir}/bus", "no service directories: nothing is auto-activated"))
         r, w = os.pipe()
         self._spawn("dbus", ["dbus-daemon", f"--config-file={conf}", "--nofork", f"--print-address={w}"],
                     self._base_env, pass_fds=(w,))

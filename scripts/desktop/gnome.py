@@ -57,21 +57,6 @@ PROXY = ["/usr/bin/gjs", "/usr/share/gnome-shell/org.gnome.Shell.Notifications"]
 DCONF_SERVICE = "/usr/libexec/dconf-service"
 EXTENSION_UUID = "herald-unsafe-mode@herald.test"
 
-SYSTEM_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<!-- A private, empty "system" bus for gnome-shell only (no logind, no services). -->
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={dir}/system_bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
-
 EXTENSION_METADATA = {
     "uuid": EXTENSION_UUID,
     "name": "Herald test: unsafe mode",
@@ -124,7 +109,7 @@ def start(session):
     # Private system bus, for the shell only.
     conf = os.path.join(d, "system-bus.conf")
     with open(conf, "w") as f:
-        f.write(SYSTEM_BUS_CONFIG.format(dir=d))
+        f.write(desktop.bus_config("system", f"{d}/system_bus", "a private, empty system bus for gnome-shell only (no logind)"))
     r, w = os.pipe()
     session._spawn("system-dbus", ["dbus-daemon", f"--config-file={conf}", "--nofork",
                                    f"--print-address={w}"], session._base_env, pass_fds=(w,))
