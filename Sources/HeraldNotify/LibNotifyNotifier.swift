@@ -128,8 +128,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             guard let reply, let info = ServerInfoReply.identity(reply) else { return forgetServer() }
             AsyncCall.start(bus, "GetCapabilities", timeoutMs: 3000) { [self] reply in
                 guard generation == describing else { return }
-                // A server slow to answer is asked again at the first popup (showOnGLibThread).
-                guard let reply, let caps = ServerInfoReply.capabilities(reply) else { return forgetServer() }
+                // A server that says what it is but not what it can do gets popups without buttons.
+                guard let reply, let caps = ServerInfoReply.capabilities(reply) else { return adopt(info, capabilities: []) }
                 adopt(info, capabilities: caps, fromProbe: true)
             }
         }
@@ -240,6 +240,10 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             let asked = DispatchTime.now().uptimeNanoseconds
             capabilities = serverCapabilities()
             if let caps = capabilities, case .success(let info) = serverIdentity() { adopt(info, capabilities: caps) }
+            if capabilities == nil, let info = quickIdentity() {
+                // It says what it is but not what it can do: its popups go out without buttons.
+                adopt(info, capabilities: [])
+            }
             if capabilities == nil {
                 // No answer to GetCapabilities: trying Notify now would only wait as long again.
                 let waited = DispatchTime.now().uptimeNanoseconds - asked
@@ -390,6 +394,20 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         acted.removeAll()
         jobOf.removeAll()
         popupOf.removeAll()
+    }
+
+    /// GetServerInformation asked directly, waiting 3 s at most; nil without a usable answer.
+    private func quickIdentity() -> ServerInfo? {
+        guard let bus = watchedConnection else { return nil }
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let reply = g_dbus_connection_call_sync(bus, "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                                                      "org.freedesktop.Notifications", "GetServerInformation", nil, nil,
+                                                      G_DBUS_CALL_FLAGS_NO_AUTO_START, 3000, nil, &error) else {
+            if let error { g_error_free(error) }
+            return nil
+        }
+        defer { g_variant_unref(reply) }
+        return ServerInfoReply.identity(reply)
     }
 
     /// The server's capabilities, or nil if it cannot be asked.
