@@ -559,7 +559,7 @@ private final class AsyncCall {
 }
 
 /// What a server's answers say, read defensively (any program may own the name).
-private enum ServerInfoReply {
+enum ServerInfoReply {
     static func identity(_ reply: OpaquePointer) -> ServerInfo? {
         guard String(cString: g_variant_get_type_string(reply)) == "(ssss)" else { return nil }
         func string(_ k: Int) -> String {

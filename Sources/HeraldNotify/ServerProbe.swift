@@ -38,28 +38,12 @@ public enum ServerProbe {
             probe.serverError = "GetServerInformation: " + (take(error) ?? "no answer")
             return probe
         }
-        func string(_ k: Int) -> String {
-            let child = g_variant_get_child_value(info, gsize(k))
-            defer { g_variant_unref(child) }
-            return String(cString: g_variant_get_string(child, nil))
-        }
-        var server = ServerInfo(name: "", vendor: "", version: "", specVersion: "", capabilities: [])
-        if String(cString: g_variant_get_type_string(info)) == "(ssss)" {
-            server.name = string(0); server.vendor = string(1); server.version = string(2); server.specVersion = string(3)
-        }
+        // Fields a server left out of its own description read as "" (capabilities as none).
+        var server = ServerInfoReply.identity(info) ?? ServerInfo(name: "", vendor: "", version: "", specVersion: "", capabilities: [])
         g_variant_unref(info)
         error = nil
         if let caps = call(bus, service, "GetCapabilities", timeoutMs, &error) {
-            if String(cString: g_variant_get_type_string(caps)) == "(as)" {
-                let list = g_variant_get_child_value(caps, 0)
-                let n = g_variant_n_children(list)
-                for k in 0..<n {
-                    let child = g_variant_get_child_value(list, k)
-                    server.capabilities.append(String(cString: g_variant_get_string(child, nil)))
-                    g_variant_unref(child)
-                }
-                g_variant_unref(list)
-            }
+            server.capabilities = Array(ServerInfoReply.capabilities(caps) ?? [])
             g_variant_unref(caps)
         } else {
             probe.serverError = "GetCapabilities: " + (take(error) ?? "no answer")
