@@ -38,6 +38,10 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// popup for that job replaces in place).
     private var jobOf: [UnsafeMutablePointer<NotifyNotification>: (jobID: String, occurrence: Instant)] = [:]
     private var popupOf: [String: UnsafeMutablePointer<NotifyNotification>] = [:]
+    /// The id the server gave each live popup, and the popup holding each id: a burst of a
+    /// thousand popups looks each new id up once instead of asking every live popup its id.
+    private var serverIDOf: [UnsafeMutablePointer<NotifyNotification>: Int32] = [:]
+    private var popupWithServerID: [Int32: UnsafeMutablePointer<NotifyNotification>] = [:]
     /// Plays sounds the server does not, off the GLib thread.
     private let sounds: SoundPlayer
     private let actionHandler = ActionHandlerBox()
@@ -299,11 +303,15 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             acted.remove(notification)
             // A server that hands out an id still held by another of our popups has replaced
             // that one: it is let go, so the id's signals reach only the newest popup.
-            let id = herald_notification_id(notification)
-            for other in live where other != notification && herald_notification_id(other) == id {
+            let id = Int32(herald_notification_id(notification))
+            if let other = popupWithServerID[id], other != notification {
                 if let owner = jobOf[other] { actionHandler.call(.closed(jobID: owner.jobID, occurrence: owner.occurrence, .forRoom)) }
                 forgetPopup(other)
             }
+            if let old = serverIDOf.updateValue(id, forKey: notification), old != id, popupWithServerID[old] == notification {
+                popupWithServerID.removeValue(forKey: old)
+            }
+            popupWithServerID[id] = notification
             if replacing == nil {
                 // One more than the server keeps per app: it closes the oldest it has, for room.
                 if let limit = traits?.perAppLimit, live.count >= limit { pushedOut.insert(live[live.count - limit]) }
@@ -373,6 +381,9 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         live.remove(at: k)
         pushedOut.remove(notification)
         acted.remove(notification)
+        if let id = serverIDOf.removeValue(forKey: notification), popupWithServerID[id] == notification {
+            popupWithServerID.removeValue(forKey: id)
+        }
         if let owner = jobOf.removeValue(forKey: notification), popupOf[owner.jobID] == notification {
             popupOf.removeValue(forKey: owner.jobID)
         }
@@ -394,6 +405,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         acted.removeAll()
         jobOf.removeAll()
         popupOf.removeAll()
+        serverIDOf.removeAll()
+        popupWithServerID.removeAll()
     }
 
     /// GetServerInformation asked directly, waiting 3 s at most; nil without a usable answer.

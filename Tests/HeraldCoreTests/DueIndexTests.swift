@@ -17,6 +17,42 @@ struct DueIndexTests {
         #expect(s.scheduledCount == 1)
     }
 
+    /// A spool's listing loaded at start: every job in the index at its firing time (a
+    /// snoozed one at its snooze), the later of two names of one job kept, the other returned.
+    @Test func aListingLoadsIntoTheIndexKeepingTheLaterOfTwoNames() {
+        var s = JobRecords()
+        var names: [JobFileName] = []
+        for k in 0..<10_000 {  // over the size that reserves room up front
+            names.append(JobFileName(id: "j\(k)", occurrence: t0 + .seconds(Int64((k * 7919) % 10_000))))
+        }
+        names.append(JobFileName(id: "j5", occurrence: t0 - .seconds(5)))                       // earlier: dropped
+        names.append(JobFileName(id: "j6", occurrence: t0 + .seconds(20_000)))                  // later: kept
+        names.append(JobFileName(id: "z", occurrence: t0, snoozedUntil: t0 + .seconds(30_000)))
+        let dropped = s.load(names)
+        #expect(Set(dropped) == [names[10_000], names[6]])
+        s.scheduleAllNamed()
+        #expect(s.count == 10_001)
+        #expect(s.scheduledCount == 10_001)
+        #expect(s["j6"]?.name == names[10_001])
+        #expect(s["j5"]?.name == names[5])
+        let due = s.takeDue(now: t0 + .seconds(40_000))
+        #expect(due.count == 10_001)
+        #expect(due.map(\.due) == due.map(\.due).sorted())
+        #expect(due.last?.id == "z" && due.last?.due == t0 + .seconds(30_000))
+        #expect(due.first { $0.id == "j6" }?.due == t0 + .seconds(20_000))
+    }
+
+    @Test func twoNamesOfOneJobAtStartKeepTheLaterAndQuarantineTheOther() {
+        var e = Engine(config: HeraldConfig(), logLevel: .critical)
+        let early = JobFileName(id: "a", occurrence: t0), late = JobFileName(id: "a", occurrence: t0 + .seconds(60))
+        for order in [[late, early], [early, late]] {
+            let effects = e.handle(.started(jobs: order, strays: []), now: t0 - .minutes(1))
+            #expect(effects.contains(.spool(.quarantine(name: early.description, reason: "a second copy of job 'a'"))))
+            #expect(!effects.contains { if case .spool(.quarantine(late.description, _)) = $0 { true } else { false } })
+            #expect(e.currentNames["a"] == late)
+        }
+    }
+
     @Test func tiesFireInTheOrderScheduled() {
         var s = JobRecords()
         for id in ["x", "y", "z", "w"] { s.schedule(id, at: t0) }

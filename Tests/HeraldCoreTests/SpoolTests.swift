@@ -36,9 +36,45 @@ struct SpoolTests {
         let snoozed = JobFileName(id: "x", occurrence: Instant(seconds: 1), snoozedUntil: Instant(seconds: 5))
         #expect(JobFileName(parsing: snoozed.description) == snoozed)
         #expect(snoozed.fireAt == Instant(seconds: 5))
-        for bad in ["x.json", "x@abc.json", "x@1", "a b@1.json", "x@1@2@3.json", ".tmp"] {
+        for bad in ["x.json", "x@abc.json", "x@1", "a b@1.json", "x@1@2@3.json", ".tmp", "x@@1.json", "x@1@.json",
+                    "@1.json", "x@+.json", "x@9223372036854775808.json", String(repeating: "a", count: 65) + "@1.json"] {
             #expect(JobFileName(parsing: bad) == nil)
         }
+        #expect(JobFileName(parsing: "x@-9223372036854775808.json")?.occurrence == Instant(microseconds: .min))
+    }
+
+    /// The byte parser (no String split) accepts exactly what the String rules did: the id's
+    /// pattern, an `Int64(String)` occurrence and snooze, `.json`.
+    @Test func jobFileNameBytesParseAsTheStringRulesDid() {
+        func reference(_ name: String) -> JobFileName? {
+            guard name.hasSuffix(".json") else { return nil }
+            let parts = name.dropLast(5).split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2 || parts.count == 3, Job.isValidID(String(parts[0])), let occ = Int64(parts[1]) else { return nil }
+            var snoozed: Instant?
+            if parts.count == 3 {
+                guard let s = Int64(parts[2]) else { return nil }
+                snoozed = Instant(microseconds: s)
+            }
+            return JobFileName(id: String(parts[0]), occurrence: Instant(microseconds: occ), snoozedUntil: snoozed)
+        }
+        let pieces = ["a", "Z9", "@", "@", ".json", ".json", "json", ".", "-", "+", "_", "0", "17", "9223372036854775807",
+                      "9223372036854775808", "-9223372036854775808", " ", "é", "e\u{301}", "\u{301}", "\r\n", "/", "\u{0}", "ſ"]
+        var rng = SeededGenerator(seed: 20261127)
+        var accepted = 0
+        for _ in 0..<100_000 {
+            var name = ""
+            for _ in 0..<Int.random(in: 1...7, using: &rng) { name += pieces.randomElement(using: &rng)! }
+            if Bool.random(using: &rng) {  // half shaped like a job file's name, with random pieces
+                let numbers = ["17", "-3", "+0", "9223372036854775807", "", "1a"]
+                name = "id" + name + "@" + numbers.randomElement(using: &rng)!
+                if Bool.random(using: &rng) { name += "@" + numbers.randomElement(using: &rng)! }
+            }
+            if Bool.random(using: &rng) { name += ".json" }
+            let expected = reference(name)
+            #expect(JobFileName(parsing: name) == expected, "\(name.debugDescription)")
+            if expected != nil { accepted += 1 }
+        }
+        #expect(accepted > 1_000)  // the names cover both answers
     }
 
     @Test func untrustworthyFilesAreRefused() throws {

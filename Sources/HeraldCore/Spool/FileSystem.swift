@@ -109,6 +109,22 @@ public enum FileSystem {
         return names
     }
 
+    /// Calls `body` with each entry's name as bytes, without `.` and `..` (no String made: a
+    /// listing of `jobs/` parses 100,000 names at heraldd's start).
+    public static func forEachName(_ path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(FileSystemError) {
+        guard let dir = opendir(path) else { throw fail("list", path) }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: UInt8.self, capacity: 256) { bytes in
+                    let name = UnsafeBufferPointer(start: bytes, count: strlen(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self)))
+                    if name.count == 1 && name[0] == 0x2E || name.count == 2 && name[0] == 0x2E && name[1] == 0x2E { return }
+                    body(name)
+                }
+            }
+        }
+    }
+
     /// How many entries a directory holds, without `.` and `..`, and without any name that
     /// starts with a dot unless `hidden` (no strings built: a short command counts jobs/).
     public static func count(_ path: String, hidden: Bool = true) throws(FileSystemError) -> Int {

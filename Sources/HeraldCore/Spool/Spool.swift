@@ -141,8 +141,8 @@ public struct Spool: Sendable {
     public func jobFiles() throws(FileSystemError) -> (jobs: [JobFileName], strays: [String]) {
         var jobs: [JobFileName] = []
         var strays: [String] = []
-        for name in try FileSystem.list(self.jobs) {
-            if let parsed = JobFileName(parsing: name) { jobs.append(parsed) } else { strays.append(name) }
+        try FileSystem.forEachName(self.jobs) { name in
+            if let parsed = JobFileName(utf8: name) { jobs.append(parsed) } else { strays.append(String(decoding: name, as: UTF8.self)) }
         }
         return (jobs, strays)
     }

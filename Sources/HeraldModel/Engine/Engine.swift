@@ -178,15 +178,8 @@ public struct Engine: Sendable {
         // Straight into the records (no second table of all names: at a million jobs it was
         // the start's peak memory).
         records = JobRecords()
-        for name in jobs {
-            if let other = records[name.id]?.name {
-                // Two states of one job can only come from outside interference: keep the later one.
-                let (keep, drop) = other.occurrence >= name.occurrence ? (other, name) : (name, other)
-                records[name.id] = JobRecord(name: keep)
-                effects.append(quarantineJobFile(drop.description, reason: "a second copy of job '\(drop.id)'"))
-            } else {
-                records[name.id] = JobRecord(name: name)
-            }
+        for drop in records.load(jobs) {
+            effects.append(quarantineJobFile(drop.description, reason: "a second copy of job '\(drop.id)'"))
         }
         for stray in strays where !stray.hasPrefix(".") {
             effects.append(quarantineJobFile(stray, reason: "not a job file name (<id>@<time>.json)"))

@@ -154,18 +154,45 @@ struct JobRecords: Sendable {
         heap.insert(contentsOf: added)
     }
 
+    /// Loads a listing of `jobs/` into empty records, one lookup per name (heraldd's start,
+    /// 100,000 names). Two names of one job keep the later occurrence; the others are returned.
+    mutating func load(_ names: [JobFileName]) -> [JobFileName] {
+        precondition(table.isEmpty, "load fills empty records")
+        table.reserveCapacity(names.count)
+        var dropped: [JobFileName] = []
+        for name in names {
+            var packed = Packed()
+            Self.pack(JobRecord(name: name), into: &packed)
+            guard let old = table.exchange(name.id, packed), let other = Self.unpack(old, id: name.id).name else { continue }
+            // Two states of one job can only come from outside interference: keep the later one.
+            if other.occurrence >= name.occurrence {
+                table.exchange(name.id, old)
+                dropped.append(name)
+            } else {
+                dropped.append(other)
+            }
+        }
+        return dropped
+    }
+
     /// Puts every record with a file name in the index at its firing time, in O(n): for
-    /// loading a spool. The heap is built in place from one array (no list of all jobs beside it).
+    /// loading a spool. The heap is built in place from one array (no list of all jobs beside
+    /// it), and each record learns its entry as it is visited (no lookup per job).
     mutating func scheduleAllNamed() {
         var added = ContiguousArray<Entry>()
         added.reserveCapacity(table.count - scheduledCount)
-        table.forEach { id, p in
+        var next = nextSequence
+        var newlyScheduled = 0
+        table.updateEachQuietly { id, p in
             guard p.flags & Packed.named != 0, p.sequence == 0 else { return }
             let fireAt = p.snoozedUntil == .min ? p.occurrence : p.snoozedUntil
-            let sequence = takeSequence()
+            let sequence = Self.advance(&next)
+            p.sequence = UInt32(truncatingIfNeeded: sequence)
+            newlyScheduled += 1
             added.append(Entry(due: Instant(microseconds: fireAt), id: id, sequence: sequence))
         }
-        for entry in added { mark(entry.id, entry.sequence) }
+        nextSequence = next
+        scheduledCount += newlyScheduled
         if heap.isEmpty {
             heap = Heap(consume added)
         } else {
@@ -234,11 +261,13 @@ struct JobRecords: Sendable {
         }
     }
 
-    private mutating func takeSequence() -> UInt64 {
-        nextSequence += 1
+    private mutating func takeSequence() -> UInt64 { Self.advance(&nextSequence) }
+
+    private static func advance(_ sequence: inout UInt64) -> UInt64 {
+        sequence += 1
         // 0 in the record means "not in the index".
-        if UInt32(truncatingIfNeeded: nextSequence) == 0 { nextSequence += 1 }
-        return nextSequence
+        if UInt32(truncatingIfNeeded: sequence) == 0 { sequence += 1 }
+        return sequence
     }
 
     /// An entry is live while its record still carries its sequence number. The record keeps

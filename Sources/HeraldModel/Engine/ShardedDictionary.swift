@@ -47,6 +47,35 @@ struct ShardedDictionary<Key: Hashable, Value> {
         }
     }
 
+    /// Sets `value` for `key` in one lookup; returns the value it replaced.
+    @discardableResult
+    mutating func exchange(_ key: Key, _ value: Value) -> Value? {
+        changed?.insert(key)
+        let old = shards[Self.shard(key)].updateValue(value, forKey: key)
+        if old == nil { count += 1 }
+        return old
+    }
+
+    /// Room for `total` keys, spread over the parts (a spool's start: no part grows and
+    /// rehashes as it loads). Small spools reserve nothing, to keep an idle heraldd small.
+    mutating func reserveCapacity(_ total: Int) {
+        guard total >= 4096 else { return }
+        let each = total / shards.count + total / (4 * shards.count) + 16
+        for s in shards.indices { shards[s].reserveCapacity(each) }
+    }
+
+    /// Changes every value in place, quietly (bookkeeping, as `updateQuietly`), in no
+    /// particular order, without looking any key up.
+    mutating func updateEachQuietly(_ body: (Key, inout Value) -> Void) {
+        for s in shards.indices {
+            var i = shards[s].startIndex
+            while i != shards[s].endIndex {
+                body(shards[s].keys[i], &shards[s].values[i])
+                shards[s].formIndex(after: &i)
+            }
+        }
+    }
+
     @discardableResult
     mutating func removeValue(forKey key: Key) -> Value? {
         changed?.insert(key)

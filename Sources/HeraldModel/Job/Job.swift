@@ -106,10 +106,14 @@ public struct Job: Sendable, Equatable {
     public static func isValidID(_ id: String) -> Bool {
         let u = id.utf8
         guard (1...64).contains(u.count) else { return false }
-        return u.allSatisfy { c in
-            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
-                || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
-        }
+        return u.allSatisfy(isIDByte)
+    }
+
+    /// A byte an id may hold: ASCII letters, digits, `.`, `_` and `-`.
+    @inline(__always)
+    public static func isIDByte(_ c: UInt8) -> Bool {
+        (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+            || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
     }
 
     /// The total number of units across items ("3 items" for apple + milk ×2).

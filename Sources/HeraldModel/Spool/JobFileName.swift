@@ -25,18 +25,55 @@ public struct JobFileName: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a file name; nil for anything else (temporary files, strays).
     public init?(parsing name: String) {
-        guard name.hasSuffix(".json") else { return nil }
-        let parts = name.dropLast(5).split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3, Job.isValidID(String(parts[0])),
-              let occ = Int64(parts[1]) else { return nil }
-        id = String(parts[0])
-        occurrence = Instant(microseconds: occ)
-        if parts.count == 3 {
-            guard let s = Int64(parts[2]) else { return nil }
-            snoozedUntil = Instant(microseconds: s)
-        } else {
-            snoozedUntil = nil
+        var name = name
+        guard let parsed = name.withUTF8({ JobFileName(utf8: $0) }) else { return nil }
+        self = parsed
+    }
+
+    /// Parses a file name's bytes (a directory entry's, with no String made for it): heraldd's
+    /// start parses every name in `jobs/`, and splitting Strings was 43 % of it at 100,000 jobs.
+    /// Same rules as `Int64(String)`: an optional sign, then one or more digits, in range.
+    public init?(utf8 name: UnsafeBufferPointer<UInt8>) {
+        let n = name.count
+        guard n > 5, name[n - 5] == UInt8(ascii: "."), name[n - 4] == UInt8(ascii: "j"), name[n - 3] == UInt8(ascii: "s"),
+              name[n - 2] == UInt8(ascii: "o"), name[n - 1] == UInt8(ascii: "n") else { return nil }
+        let end = n - 5
+        var i = 0
+        while i < end, name[i] != UInt8(ascii: "@") {
+            guard Job.isIDByte(name[i]) else { return nil }
+            i += 1
         }
+        guard i < end, (1...64).contains(i) else { return nil }
+        let idEnd = i
+        func number(from start: Int) -> (value: Int64, end: Int)? {
+            var k = start
+            var negative = false
+            if k < end, name[k] == UInt8(ascii: "-") || name[k] == UInt8(ascii: "+") {
+                negative = name[k] == UInt8(ascii: "-")
+                k += 1
+            }
+            let digits = k
+            var value: Int64 = 0
+            while k < end, name[k] != UInt8(ascii: "@") {
+                let d = name[k] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                let (times, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = negative ? times.subtractingReportingOverflow(Int64(d)) : times.addingReportingOverflow(Int64(d))
+                guard !o1, !o2 else { return nil }
+                value = next
+                k += 1
+            }
+            return k > digits ? (value, k) : nil
+        }
+        guard let occ = number(from: idEnd + 1) else { return nil }
+        if occ.end == end {
+            snoozedUntil = nil
+        } else {
+            guard let snoozed = number(from: occ.end + 1), snoozed.end == end else { return nil }
+            snoozedUntil = Instant(microseconds: snoozed.value)
+        }
+        id = String(decoding: UnsafeBufferPointer(rebasing: name[..<idEnd]), as: UTF8.self)
+        occurrence = Instant(microseconds: occ.value)
     }
 }
 
