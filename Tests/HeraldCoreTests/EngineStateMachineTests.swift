@@ -306,13 +306,47 @@ struct EngineStateMachineTests {
         #expect(e.currentNames["a"] == name("a", t0 + .minutes(60)))
     }
 
+    /// A burst due at one instant: one popup in flight, the documents of the next jobs waiting
+    /// their turn read ahead, so each is shown as soon as the one before is, with no read in
+    /// between; one whose turn comes while its read ahead is under way is served by that read.
+    @Test func aBurstReadsAheadAndShowsEachAsSoonAsTheOneBefore() {
+        var e = engine()
+        func isShow(_ effect: EngineEffect, of id: String) -> Bool { if case .show(let n) = effect { n.jobID == id } else { false } }
+        func isFireLoad(_ effect: EngineEffect) -> Bool { if case .load(let r) = effect, case .fire = r.purpose { true } else { false } }
+        let started = e.handle(.started(jobs: (0..<40).map { name("j\($0)", t0) }, strays: []), now: t0)
+        let loads = started.compactMap { effect -> LoadRequest? in if case .load(let r) = effect { r } else { nil } }
+        let fires = loads.filter { if case .fire = $0.purpose { true } else { false } }
+        let ahead = loads.filter { if case .prefetch = $0.purpose { true } else { false } }
+        #expect(fires.count == 1)
+        #expect(ahead.count == Engine.readAheadDepth)
+        guard let fire = fires.first, ahead.count > 2 else { return }
+        // Every read ahead answered but the first waiting job's, whose turn comes next.
+        for r in ahead.dropFirst() { _ = e.handle(.loaded(r, .success(reminder(r.id, at: t0))), now: t0) }
+        #expect(e.handle(.loaded(fire, .success(reminder(fire.id, at: t0))), now: t0).contains { isShow($0, of: fire.id) })
+        let turn = e.handle(.shown(jobID: fire.id, .success(())), now: t0)
+        let forTurn = LoadRequest(name: ahead[0].name, purpose: .fire(due: t0))
+        #expect(turn.contains(.load(forTurn)))
+        #expect(e.handle(.loaded(ahead[0], .success(reminder(ahead[0].id, at: t0))), now: t0).contains { isShow($0, of: ahead[0].id) })
+        #expect(!e.handle(.loaded(forTurn, .success(reminder(ahead[0].id, at: t0))), now: t0).contains { isShow($0, of: ahead[0].id) })
+        // The rest go out one after another, each straight from the one before's answer.
+        var current = ahead[0].id
+        for r in ahead.dropFirst() {
+            let effects = e.handle(.shown(jobID: current, .success(())), now: t0)
+            #expect(effects.contains { isShow($0, of: r.id) })
+            #expect(!effects.contains(where: isFireLoad))
+            current = r.id
+        }
+    }
+
     /// Idle → held (a crowd overdue after a break) → summarised → the server fails → held
     /// again → summarised and recorded once the server is back. Each job is recorded once.
     @Test func aCrowdAfterABreakIsHeldSummarisedAndHeldAgainOnFailure() {
         var e = engine()
         let names = ["a", "b", "c", "d"].map { name($0, t0 - .seconds(30)) }
         let started = e.handle(.started(jobs: names, strays: []), now: t0)
-        #expect(started.filter { if case .load = $0 { true } else { false } }.count == 1)  // one in flight at a time
+        // One in flight at a time; the others' documents are read ahead.
+        #expect(started.filter { if case .load(let r) = $0, case .fire = r.purpose { true } else { false } }.count == 1)
+        #expect(started.filter { if case .load(let r) = $0, case .prefetch = r.purpose { true } else { false } }.count == 3)
         let effects = answerLoads(&e, started, now: t0)
         guard case .show(let summary)? = effects.first(where: { if case .show = $0 { true } else { false } }) else {
             Issue.record("no summary: \(effects)"); return

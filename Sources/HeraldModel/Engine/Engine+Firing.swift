@@ -59,6 +59,11 @@ extension Engine {
             // Kept only while it is still the job's state; prefetch() asks for the job due next
             // only, so few records hold one.
             if case .success(let loaded) = result, loaded.job.kind != .habit, name(of: request.id) == request.name {
+                // Its turn came while it was read: this read serves it (the second read's answer
+                // then finds it no longer loading, and is dropped).
+                if case .loading(let due)? = records[request.id]?.phase {
+                    return self.loaded(LoadRequest(name: request.name, purpose: .fire(due: due)), result, now: now)
+                }
                 update(request.id) { if !$0.isBusy { $0.ahead = .read(name: request.name, job: loaded) } }
             }
             return []
@@ -107,9 +112,45 @@ extension Engine {
     mutating func prefetch() -> EngineEffect? {
         guard !outbox.isBlocked, let next = records.next(), let record = records[next.id], let name = record.name,
               name != prefetchAsked, !record.isBusy, !record.isFiling else { return nil }
-        if case .read(let read, _)? = record.ahead, read == name { return nil }
+        switch record.ahead {
+        case .read(let read, _)? where read == name, .asked(let read)? where read == name: return nil
+        default: break
+        }
         prefetchAsked = name
         return .load(LoadRequest(name: name, purpose: .prefetch))
+    }
+
+    /// How many jobs waiting their turn in the outbox have their documents read ahead.
+    static let readAheadDepth = 16
+
+    /// Asks for the documents of the next jobs waiting their turn (a burst of due popups), so
+    /// each goes to the notifier as soon as the one before is shown, without a read between.
+    mutating func readAheadOfOutbox() -> [EngineEffect] {
+        var effects: [EngineEffect] = []
+        guard !outbox.isBlocked else { return effects }  // nothing goes out until the server is back
+        let upcoming = outbox.upcoming(Self.readAheadDepth)
+        var start = upcoming.startIndex
+        if let seen = readAheadSeen, let k = upcoming.lastIndex(where: { $0.id == seen }) { start = k + 1 }
+        readAheadSeen = upcoming.last?.id
+        for item in upcoming[start...] where item.id != NotificationRequest.summaryID {
+            guard let record = records[item.id], let name = record.name, !record.isBusy, !record.isFiling else { continue }
+            switch record.ahead {
+            case .asked(let read)? where read == name, .read(let read, _)? where read == name: continue
+            default: break
+            }
+            let asked = update(item.id) { record -> JobFileName? in
+                guard let name = record.name, !record.isBusy, !record.isFiling else { return nil }
+                switch record.ahead {
+                case .asked(let read)? where read == name: return nil
+                case .read(let read, _)? where read == name: return nil
+                default:
+                    record.ahead = .asked(name: name)
+                    return name
+                }
+            }
+            if let asked { effects.append(.load(LoadRequest(name: asked, purpose: .prefetch))) }
+        }
+        return effects
     }
 
     /// Shows a due occurrence, or settles it without a popup (missed, skipped).

@@ -56,6 +56,9 @@ public struct Engine: Sendable {
     var waitingBatches: Set<String> = []
     /// The state last read ahead, so one is asked for once.
     var prefetchAsked: JobFileName?
+    /// The last job waiting in the outbox that `readAheadOfOutbox` looked at: those before it
+    /// are not looked at again on every event.
+    var readAheadSeen: String?
     var armed: Instant?? = .none
     public internal(set) var lastError: NotifierError?
     public internal(set) var lastErrorAt: Instant?
@@ -163,6 +166,7 @@ public struct Engine: Sendable {
         case .request(let ticket, let clientRequest): effects = request(clientRequest, ticket: ticket, now: now)
         }
         if let ahead = prefetch() { effects.append(ahead) }
+        effects += readAheadOfOutbox()
         // Stale entries leave the top of the due index here, so queries on copies stay O(1).
         let wake = wakeup(due: outbox.isBlocked ? nil : records.nextDeadline())
         if armed != .some(wake) {

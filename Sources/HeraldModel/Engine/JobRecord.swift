@@ -54,6 +54,8 @@ struct JobRecord: Sendable {
 
     /// A document read ahead, for the job's state `name`.
     indirect enum Ahead: Sendable {
+        /// Asked for (a job waiting its turn in a burst), not read yet.
+        case asked(name: JobFileName)
         case read(name: JobFileName, job: LoadedJob)
     }
 

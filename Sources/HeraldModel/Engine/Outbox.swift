@@ -51,6 +51,9 @@ public struct Outbox: Sendable {
     public var retryAt: Instant? { if case .blocked(let t) = state { return t } else { return nil } }
     public func contains(_ id: String) -> Bool { inFlight[id] != nil || waiting.contains { $0.id == id } }
 
+    /// The first `count` items waiting their turn, next first.
+    public func upcoming(_ count: Int) -> ArraySlice<Item> { waiting.prefix(count) }
+
     /// Queues due items (in due order) and returns what to show now.
     public mutating func enqueue(_ items: [Item]) -> [Action] {
         waiting.append(contentsOf: items)
