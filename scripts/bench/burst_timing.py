@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+"""Times a burst (BENCHMARKS.md, "Bursts"): N reminders due at one instant, imported 4 s ahead into a
+running heraldd on a private bus whose server is scripts/bench/burst-server.c; prints due → first and
+last Notify received and the CPU heraldd, the server and the bus used over the burst.
+usage: burst_timing.py BIN_DIR N [SERVER]   (SERVER: the built burst-server, default /tmp/burst-server)
+WRAP="perf record -g -o FILE" runs heraldd under another tool."""
+import os, sys, subprocess, time, datetime, shutil, tempfile
+bindir, n = sys.argv[1], int(sys.argv[2])
+server = sys.argv[3] if len(sys.argv) > 3 else '/tmp/burst-server'
+base = tempfile.mkdtemp(prefix='herald-burst-')
+conf = base + '/bus.conf'
+open(conf, 'w').write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" '
+                      '"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd"><busconfig><type>session</type>'
+                      '<listen>unix:tmpdir=/tmp</listen><policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>'
+                      '<allow own="*"/></policy></busconfig>')
+bus = subprocess.Popen(['dbus-daemon', '--config-file', conf, '--print-address', '--nofork'],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=bus.stdout.readline().strip(), HERALD_CONFIG=base + '/config.yaml')
+open(base + '/config.yaml', 'w').write('limits:\n  jobs: 3000000\n')
+srv = subprocess.Popen([server, base + '/arrivals'], env=env, stdout=subprocess.PIPE, text=True)
+srv.stdout.readline()
+spool = base + '/spool'
+d = subprocess.Popen(os.environ.get('WRAP', '').split() + [bindir + '/heraldd', '--spool', spool], env=env,
+                     stdout=subprocess.DEVNULL, stderr=open(base + '/heraldd.log', 'w'))
+due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=4)
+with open(base + '/burst.jsonl', 'w') as f:
+    for k in range(n):
+        f.write('{"version":1,"kind":"reminder","id":"b%d","at":"%s","text":"b-%d"}\n' % (k, due.strftime('%Y-%m-%dT%H:%M:%S.%fZ'), k))
+subprocess.run([bindir + '/herald', 'import', base + '/burst.jsonl', '--spool', spool], check=True, env=env, stdout=subprocess.DEVNULL)
+def cpu(p):  # utime + stime, ms (USER_HZ 100)
+    f = open('/proc/%d/stat' % p.pid).read().rsplit(')', 1)[1].split()
+    return (int(f[11]) + int(f[12])) * 10
+time.sleep(max(0, (due - datetime.datetime.now(datetime.timezone.utc)).total_seconds() - 0.5))
+procs = {'heraldd': d, 'server': srv, 'bus': bus}
+before = {k: cpu(p) for k, p in procs.items()}
+deadline = time.time() + 60
+while time.time() < deadline and sum(1 for _ in open(base + '/arrivals')) < n: time.sleep(0.05)
+used = {k: cpu(p) - before[k] for k, p in procs.items()}
+times = [int(line.split()[0]) for line in open(base + '/arrivals')]
+due_ns = int(due.timestamp() * 1e9)
+print('received %d of %d: first %.1f ms, last %.1f ms after due; CPU ms over the burst: %s'
+      % (len(times), n, (min(times) - due_ns) / 1e6, (max(times) - due_ns) / 1e6, used))
+for p in (d, srv, bus): p.terminate(); p.wait()
+shutil.rmtree(base)
