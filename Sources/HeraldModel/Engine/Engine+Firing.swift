@@ -56,8 +56,8 @@ extension Engine {
     mutating func loaded(_ request: LoadRequest, _ result: Result<LoadedJob, SpoolFileError>, now: Instant) -> [EngineEffect] {
         switch request.purpose {
         case .prefetch:
-            // Kept only while it is still the job's state; prefetch() asks for the job due next
-            // only, so few records hold one.
+            // Kept only while it is still the job's state; few records hold one (the job due
+            // next, and the next few waiting their turn in a burst).
             if case .success(let loaded) = result, loaded.job.kind != .habit, name(of: request.id) == request.name {
                 // Its turn came while it was read: this read serves it (the second read's answer
                 // then finds it no longer loading, and is dropped).
@@ -110,13 +110,19 @@ extension Engine {
 
     /// Asks for the next due job's document ahead of its time, once per state of that job.
     mutating func prefetch() -> EngineEffect? {
-        guard !outbox.isBlocked, let next = records.next(), let record = records[next.id], let name = record.name,
-              name != prefetchAsked, !record.isBusy, !record.isFiling else { return nil }
+        guard !outbox.isBlocked, let next = records.next() else { return nil }
+        return askAhead(next.id)
+    }
+
+    /// Asks for job `id`'s document ahead of its turn, unless it is busy, being filed, or has
+    /// it (or asked for it) in its current state: one read under way per job at most.
+    mutating func askAhead(_ id: String) -> EngineEffect? {
+        guard let record = records[id], let name = record.name, !record.isBusy, !record.isFiling else { return nil }
         switch record.ahead {
         case .read(let read, _)? where read == name, .asked(let read)? where read == name: return nil
         default: break
         }
-        prefetchAsked = name
+        update(id) { $0.ahead = .asked(name: name) }
         return .load(LoadRequest(name: name, purpose: .prefetch))
     }
 
@@ -133,22 +139,7 @@ extension Engine {
         if let seen = readAheadSeen, let k = upcoming.lastIndex(where: { $0.id == seen }) { start = k + 1 }
         readAheadSeen = upcoming.last?.id
         for item in upcoming[start...] where item.id != NotificationRequest.summaryID {
-            guard let record = records[item.id], let name = record.name, !record.isBusy, !record.isFiling else { continue }
-            switch record.ahead {
-            case .asked(let read)? where read == name, .read(let read, _)? where read == name: continue
-            default: break
-            }
-            let asked = update(item.id) { record -> JobFileName? in
-                guard let name = record.name, !record.isBusy, !record.isFiling else { return nil }
-                switch record.ahead {
-                case .asked(let read)? where read == name: return nil
-                case .read(let read, _)? where read == name: return nil
-                default:
-                    record.ahead = .asked(name: name)
-                    return name
-                }
-            }
-            if let asked { effects.append(.load(LoadRequest(name: asked, purpose: .prefetch))) }
+            if let load = askAhead(item.id) { effects.append(load) }
         }
         return effects
     }

@@ -54,8 +54,6 @@ public struct Engine: Sendable {
     var duplicateReads: Set<String> = []
     /// Valid batches whose claim name was taken by a batch still being filed.
     var waitingBatches: Set<String> = []
-    /// The state last read ahead, so one is asked for once.
-    var prefetchAsked: JobFileName?
     /// The last job waiting in the outbox that `readAheadOfOutbox` looked at: those before it
     /// are not looked at again on every event.
     var readAheadSeen: String?
