@@ -73,6 +73,10 @@ int herald_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
 }
 
+int herald_renameat_noreplace(int dirfd, const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, dirfd, from, dirfd, to, 1 /* RENAME_NOREPLACE */);
+}
+
 int herald_has_writer(int fd) {
     if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return errno == EAGAIN || errno == EBUSY;
     fcntl(fd, F_SETLEASE, F_UNLCK);

@@ -265,7 +265,13 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             }
         }
         // A server that draws fewer buttons gets the first ones; the body names the rest's commands.
-        let request = request.fitted(maximumButtons: traits?.maximumButtons)
+        var request = request.fitted(maximumButtons: traits?.maximumButtons)
+        // The server loads the icon itself (and would block on a FIFO): one that is not a
+        // theme name or an image file is dropped, and the popup shows without it.
+        if let icon = request.icon, let problem = PopupIcon.problem(icon) {
+            logger.notice("A popup's icon is dropped", metadata: ["job.id": "\(request.jobID)", "reason": "\(problem)"])
+            request.icon = nil
+        }
         let markup = capabilities?.contains("body-markup") ?? false
         let body = markup ? TextSafety.escapeMarkup(request.body) : request.body
         // One popup per job: a new one for a job still on screen updates it in place (libnotify

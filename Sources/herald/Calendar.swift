@@ -17,11 +17,15 @@ extension Herald {
         static func read(_ paths: [String], _ each: (String, ICalendarFile) -> [ICalError]) throws -> (files: Int, count: Int) {
             var files = 0, problems = 0
             for path in paths {
-                let list: [String]
-                do { list = try CalendarFiles.list(path) } catch { throw CLIError.data("\(error)") }
-                for file in list {
+                let folder: SourceFolder, list: [[String]]
+                do {
+                    folder = try SourceFolder(source: path)
+                    list = try folder.list()
+                } catch { throw CLIError.data("\(error)") }
+                for names in list {
                     files += 1
-                    switch CalendarFiles.read(file) {
+                    let file = folder.path(of: names)
+                    switch CalendarFiles.read(names, in: folder) {
                     case .failure(let problem): warn(problem.description); problems += 1
                     case .success(let calendar):
                         for p in each(file, calendar) { warn(CalendarFileError(path: file, line: p.line, message: p.message).description); problems += 1 }

@@ -17,7 +17,8 @@ extension Herald {
             discussion: """
                 The job file moves to the spool's cancelled/ directory; nothing is deleted. A synced \
                 job (made with --sync) is removed from your synced calendar, and so, after the next \
-                sync, from every device.
+                sync, from every device. A job of this machine is the one meant when a synced \
+                item has the same name (others write to a synced calendar too).
                 """)
 
         @OptionGroup var global: GlobalOptions

@@ -40,10 +40,19 @@ struct CLIContext {
                           now: SystemClock().now, environment: environment)
     }
 
-    /// Writes a job into the spool's intake.
+    /// Writes a job into the spool's intake, checked first as heraldd's intake will check it
+    /// (its size once written out included): what herald accepts, heraldd shows.
     func submit(_ job: Job) throws {
+        let document = try checkedDocument(job)
         try prepareSpool(adding: 1)
-        do { try spool.submit(job, zone: zone) } catch { throw CLIError.failure("\(error)") }
+        do { try spool.submit(document, name: (job.id ?? "job") + ".json") } catch { throw CLIError.failure("\(error)") }
+    }
+
+    /// The job file `job` is written as, or the reason heraldd would refuse it (exit 65).
+    func checkedDocument(_ job: Job) throws -> String {
+        do { return try job.checkedDocument(zone: zone, localZone: zone, zones: ZoneFiles.lookup) } catch {
+            throw CLIError.data("job '\(job.id ?? "?")' cannot be written: \(error)")
+        }
     }
 
     /// Makes sure the spool exists, is safe, and has room for `count` more jobs.
@@ -67,7 +76,7 @@ struct CLIContext {
     /// only lower the true count) plus the intake. Counted from jobs/ when heraldd never ran.
     func pendingCountCheaply() -> Int {
         let intake = (try? FileSystem.count(spool.new, hidden: false)) ?? 0
-        if let bytes = try? FileSystem.read(spool.statusPath, limit: 65_536), let pending = DaemonStatus.pendingCount(json: bytes) {
+        if let bytes = try? FileSystem.read(spool.statusPath, limit: 1 << 20), let pending = DaemonStatus.pendingCount(json: bytes) {
             return pending + intake
         }
         return ((try? FileSystem.count(spool.jobs)) ?? 0) + intake

@@ -192,6 +192,7 @@ struct PopupOptions: ParsableArguments {
         guard Job.isValidID(id) else {
             throw CLIError.usage("--id: '\(id)' is not a valid id: use 1 to 64 of A-Z a-z 0-9 . _ -")
         }
+        guard !CalendarPlanner.isCalendarJobID(id) else { throw CLIError.usage("--id: '\(id)' starts with 'cal-', which is kept for calendar jobs") }
         return id
     }
 
@@ -199,16 +200,10 @@ struct PopupOptions: ParsableArguments {
     func checkedIcon() throws -> String? { try icon.map(validateIcon) }
 }
 
-/// A freedesktop icon name as is; an image path must be absolute and name a file.
+/// A freedesktop icon name as is; an image path must be absolute and name a regular file
+/// (`PopupIcon`: heraldd checks an icon from a job file the same way).
 func validateIcon(_ icon: String) throws -> String {
-    if icon.isEmpty { throw CLIError.usage("--icon: the icon is empty") }
-    if icon.contains("/") {
-        guard icon.hasPrefix("/") else { throw CLIError.usage("--icon: '\(icon)' must be an absolute path or an icon name") }
-        var st = stat()
-        guard stat(icon, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
-            throw CLIError.usage("--icon: '\(icon)' is not an image file")
-        }
-    }
+    if let problem = PopupIcon.problem(icon) { throw CLIError.usage("--icon: '\(icon)': \(problem)") }
     return icon
 }
 

@@ -86,6 +86,7 @@ struct DoctorChecks {
             let v = SyncHealth.read(collection, environment: environment).verdict(now: Instant(microseconds: Int64(time(nil)) * 1_000_000))
             checks.append(v.ok ? .pass("synced calendar", v.detail) : .fail("synced calendar", v.detail, fix: v.fix ?? ""))
         }
+        checks += checkCalendars(resolved.spool)
         return checks
     }
 
@@ -204,7 +205,7 @@ struct DoctorChecks {
             return .fail("daemon", "heraldd is not running on \(spool.root)",
                          fix: "systemctl --user enable --now heraldd (or run heraldd in a terminal)")
         }
-        let status = (try? FileSystem.read(spool.statusPath, limit: 65_536)).flatMap { DaemonStatus(json: $0) }
+        let status = (try? FileSystem.read(spool.statusPath, limit: 1 << 20)).flatMap { DaemonStatus(json: $0) }
         guard let status else { return .pass("daemon", "heraldd runs (pid \(pid)); it has not reported its version yet") }
         if status.version != HeraldVersion.string {
             return .fail("daemon", "heraldd \(status.version) runs (pid \(pid)), but this herald is \(HeraldVersion.string)",
@@ -216,6 +217,27 @@ struct DoctorChecks {
             return .fail("daemon", detail, fix: "see the notification server check; 'journalctl --user -u heraldd' has the details")
         }
         return .pass("daemon", detail)
+    }
+
+    /// Each calendar source as heraldd last planned it: over its share, unreadable, or not answering.
+    func checkCalendars(_ spool: Spool) -> [DoctorCheck] {
+        guard SpoolLock.runningDaemon(spool) != nil,
+              let status = (try? FileSystem.read(spool.statusPath, limit: 1 << 20)).flatMap({ DaemonStatus(json: $0) }) else { return [] }
+        let now = Instant(microseconds: Int64(time(nil)) * 1_000_000)
+        return status.calendars.map { c in
+            let shown = !home.isEmpty && c.source.hasPrefix(home + "/") ? "~" + c.source.dropFirst(home.count) : c.source
+            let line = c.line(shownAs: shown, now: now)
+            guard c.needsAttention else { return .pass("calendar", line) }
+            let fix: String
+            if c.notAnsweringSince != nil || c.unreadable != nil {
+                fix = "check the folder's mount or disk; heraldd reads it again when it answers"
+            } else if c.overShare > 0 {
+                fix = "see who fills that calendar ('herald calendar check \(shown)'); to plan more of it, raise calendars.limit (now \(c.share) at most per source) or limits.jobs"
+            } else {
+                fix = "cancel jobs you no longer need, or raise limits.jobs"
+            }
+            return .fail("calendar", line, fix: fix)
+        }
     }
 
     // MARK: systemd

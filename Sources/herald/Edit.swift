@@ -41,6 +41,9 @@ extension Herald {
                 return
             }
             let (name, job) = try ctx.takenIn(try ctx.findOne(id), doing: "reschedule")
+            guard job.kind != .calendar else {
+                throw CLIError.data("job '\(name.id)' is a calendar alarm: its times come from the calendar item; move the event or to-do in your calendar")
+            }
             var moved = job
             moved.at = time
             let next = try ctx.replace(name, with: moved, keepState: false)
@@ -82,20 +85,21 @@ extension Herald {
             let ctx = try CLIContext.load(global)
             if let synced = ctx.syncedTarget(id) { return try editSynced(synced, ctx) }
             let (name, job) = try ctx.takenIn(try ctx.findOne(id), doing: "edit")
+            guard job.kind != .calendar else {
+                throw CLIError.data("job '\(name.id)' is a calendar alarm: it is planned from the calendar item; edit the event or to-do in your calendar")
+            }
             let zone = job.zone(localZone: ctx.zone)
             let original = JSONWriter.render(job.jsonValue(zone: zone), pretty: true) + "\n"
-            let dir = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-            let path = dir + "/herald-edit-\(name.id)-\(getpid()).json"
-            unlink(path)
-            do { try FileSystem.writeAtomically(Array(original.utf8), tmpPath: path + ".tmp", finalPath: path) } catch {
-                throw CLIError.failure("\(error)")
-            }
-            var keep = false
-            defer { if !keep { unlink(path) } }
+            let session = try EditSession(ctx, name: name.id + ".json", contents: Array(original.utf8), limit: Job.maximumFileSize)
+            defer { session.close() }
             while true {
-                try Self.runEditor(ctx.environment, path: path, id: name.id)
-                guard let edited = try? String(decoding: FileSystem.read(path, limit: Job.maximumFileSize + 1), as: UTF8.self) else {
-                    throw CLIError.failure("cannot read \(path) back; job \(name.id) unchanged")
+                try Self.runEditor(ctx.environment, path: session.path, id: name.id)
+                let edited: String
+                switch try session.readBack(id: name.id) {
+                case .tooLarge(let size):
+                    try Self.offerAgain(id: name.id, "the edited job is \(size) bytes; a job file holds at most \(Job.maximumFileSize / 1024) KiB")
+                    continue
+                case .bytes(let bytes): edited = String(decoding: bytes, as: UTF8.self)
                 }
                 if edited == original { say("No changes; job \(name.id) unchanged."); return }
                 // The clock and the job as they are now, after the editor.
@@ -105,45 +109,47 @@ extension Herald {
                     let keepState = updated.scheduleFields == job.scheduleFields
                     guard let current = after.spool.findPending(name.id, defaultLead: after.config.lead, localZone: after.zone, now: after.now)
                         .first(where: { $0.id == name.id }), case .jobs(let state) = current.location else {
-                        keep = true
-                        throw CLIError.data("job \(name.id) finished or was cancelled while you edited it; nothing changed (your edit is in \(path))")
+                        session.keep = true
+                        throw CLIError.data("job \(name.id) finished or was cancelled while you edited it; nothing changed (your edit is in \(session.path))")
                     }
                     guard current.job == job else {
-                        keep = true
-                        throw CLIError.data("job \(name.id) was changed by someone else while you edited it; nothing changed (your edit is in \(path))")
+                        session.keep = true
+                        throw CLIError.data("job \(name.id) was changed by someone else while you edited it; nothing changed (your edit is in \(session.path))")
                     }
                     let next = try after.replace(state, with: updated, keepState: keepState)
                     say("Updated \(name.id): next \(after.when(next.fireAt))")
                     return
                 } catch let refusal as EditRefusal {
-                    warn("job \(name.id): \(refusal.reason)")
-                    writeAll(2, "Edit again? [y/N] ")
-                    let answer = readLine()?.trimmingSpaces.lowercased() ?? ""
-                    guard answer == "y" || answer == "yes" else {
-                        throw CLIError.data("edit abandoned; job \(name.id) unchanged")
-                    }
+                    try Self.offerAgain(id: name.id, refusal.reason)
                 }
             }
         }
 
         struct EditRefusal: Error { var reason: String }
 
+        /// Says why an edit cannot be used and asks whether to edit again; throws when not.
+        static func offerAgain(id: String, _ reason: String) throws {
+            warn("job \(id): \(reason)")
+            writeAll(2, "Edit again? [y/N] ")
+            let answer = readLine()?.trimmingSpaces.lowercased() ?? ""
+            guard answer == "y" || answer == "yes" else { throw CLIError.data("edit abandoned; job \(id) unchanged") }
+        }
+
         /// Edits a synced job's calendar item in the editor: the text must read as a calendar
         /// with the same UID and no problem, else the edit is offered again; nothing changes
         /// until a good edit replaces the file in one step.
         func editSynced(_ target: SyncedTarget, _ ctx: CLIContext) throws {
-            let original: [UInt8]
-            do { original = try FileSystem.read(target.path, limit: ICalBudget.maximumFileSize) } catch { throw CLIError.failure("\(error)") }
-            let dir = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-            let path = dir + "/herald-edit-\(target.id)-\(getpid()).ics"
-            unlink(path)
-            do { try FileSystem.writeAtomically(original, tmpPath: path + ".tmp", finalPath: path) } catch { throw CLIError.failure("\(error)") }
-            var keep = false
-            defer { if !keep { unlink(path) } }
+            let (original, version) = try ctx.readSynced(target)
+            let session = try EditSession(ctx, name: target.id + ".ics", contents: original, limit: ICalBudget.maximumFileSize)
+            defer { session.close() }
             while true {
-                try Self.runEditor(ctx.environment, path: path, id: target.id)
-                guard let edited = try? FileSystem.read(path, limit: ICalBudget.maximumFileSize) else {
-                    throw CLIError.failure("cannot read \(path) back; job \(target.id) unchanged")
+                try Self.runEditor(ctx.environment, path: session.path, id: target.id)
+                let edited: [UInt8]
+                switch try session.readBack(id: target.id) {
+                case .tooLarge(let size):
+                    try Self.offerAgain(id: target.id, "the edited item is \(size) bytes; a calendar file holds at most \(ICalBudget.maximumFileSize >> 20) MiB")
+                    continue
+                case .bytes(let bytes): edited = bytes
                 }
                 if edited == original { say("No changes; job \(target.id) unchanged."); return }
                 let problem: String?
@@ -160,18 +166,14 @@ extension Herald {
                     problem = "\(error)"
                 }
                 guard let problem else {
-                    guard (try? FileSystem.read(target.path, limit: ICalBudget.maximumFileSize)) == original else {
-                        keep = true
-                        throw CLIError.data("\(target.path) changed while you edited it (a sync?); nothing changed (your edit is in \(path))")
+                    guard try ctx.replaceSyncedFile(target, with: String(decoding: edited, as: UTF8.self), unchangedSince: version) else {
+                        session.keep = true
+                        throw CLIError.data("\(target.path) changed while you edited it (a sync?); nothing changed (your edit is in \(session.path))")
                     }
-                    try ctx.replaceSyncedFile(target.path, with: String(decoding: edited, as: UTF8.self))
                     say("Updated \(target.id) (synced; \(target.path))")
                     return
                 }
-                warn("job \(target.id): \(problem)")
-                writeAll(2, "Edit again? [y/N] ")
-                let answer = readLine()?.trimmingSpaces.lowercased() ?? ""
-                guard answer == "y" || answer == "yes" else { throw CLIError.data("edit abandoned; job \(target.id) unchanged") }
+                try Self.offerAgain(id: target.id, problem)
             }
         }
 
@@ -181,7 +183,6 @@ extension Herald {
             do { job = try Job.decode(Array(text.utf8), localZone: ctx.zone) } catch {
                 throw EditRefusal(reason: error.description)
             }
-            guard text.utf8.count <= Job.maximumFileSize else { throw EditRefusal(reason: "the job is larger than 64 KiB") }
             if let newID = job.id, newID != id { throw EditRefusal(reason: "the id cannot change ('\(newID)' instead of '\(id)')") }
             job.id = id
             let schedule: JobSchedule
@@ -245,6 +246,10 @@ extension CLIContext {
         do { schedule = try JobSchedule(job, localZone: zone, defaultLead: config.lead) } catch { throw CLIError.data("job '\(name.id)': \(error)") }
         guard let first = schedule.first(now: now) else { throw CLIError.data("job '\(name.id)' would never fire after now") }
         let next = keepState ? name : JobFileName(id: name.id, occurrence: first)
+        // Checked as heraldd reads it, size included: nothing it would refuse is put in place.
+        do { _ = try job.checkedDocument(zone: job.zone(localZone: zone), localZone: zone, zones: ZoneFiles.lookup) } catch {
+            throw CLIError.data("job '\(name.id)' cannot be written: \(error)")
+        }
         do { try spool.replace(name, with: job, zone: job.zone(localZone: zone), next: next) } catch {
             switch error {
             case .changed: throw CLIError.failure("job '\(name.id)' just changed (it fired?); nothing changed, try again")
@@ -254,5 +259,54 @@ extension CLIContext {
             }
         }
         return next
+    }
+}
+
+/// The file an editor works on: in a folder of its own (mkdtemp, mode 0700, so no other user
+/// can put a link or a FIFO in its place), read back only as a regular file of this user's
+/// (opened without waiting: an editor that leaves a FIFO does not hang herald), and the folder
+/// removed afterwards, whatever the editor left in it, unless the edit is kept.
+final class EditSession {
+    let folder: String
+    let path: String
+    let limit: Int
+    var keep = false
+
+    enum ReadBack { case bytes([UInt8]), tooLarge(Int) }
+
+    init(_ ctx: CLIContext, name: String, contents: [UInt8], limit: Int) throws {
+        let base = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/herald-edit-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw CLIError.failure("cannot make a folder for the edit in \(base): \(String(cString: strerror(errno)))")
+        }
+        folder = String(cString: made)
+        path = folder + "/" + name
+        self.limit = limit
+        do { try FileSystem.writeAtomically(contents, tmpPath: path + ".tmp", finalPath: path) } catch {
+            rmdir(folder)
+            throw CLIError.failure("\(error)")
+        }
+    }
+
+    /// What the editor saved: the bytes, or how large it is when over `limit`.
+    func readBack(id: String) throws -> ReadBack {
+        switch TrustedFile.open(path, rules: FileRules(maximumSize: limit, ownedByUser: true)) {
+        case .success(let file):
+            switch file.readAll() {
+            case .success(let bytes): return .bytes(bytes)
+            case .failure(let problem): throw CLIError.failure("cannot read \(path) back: it \(problem); job \(id) unchanged")
+            }
+        case .failure(.tooLarge(let size, _)): return .tooLarge(size)
+        case .failure(let problem):
+            throw CLIError.failure("the editor left \(path) as something else than a file of yours (it \(problem)); job \(id) unchanged")
+        }
+    }
+
+    /// Removes the folder and whatever is in it (a FIFO, a swap file), unless the edit is kept.
+    func close() {
+        guard !keep else { return }
+        for name in (try? FileSystem.list(folder)) ?? [] { unlink(folder + "/" + name) }
+        rmdir(folder)
     }
 }

@@ -75,17 +75,18 @@ extension Herald {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            if let synced = ctx.syncedTarget(id), synced.pending == nil {
+            let synced = ctx.syncedTarget(id)
+            if let synced, synced.pending == nil {
                 // Synced, and not (yet) planned by heraldd here: the item itself.
                 say("id:       \(TextSafety.visible(synced.id))")
                 say("synced:   \(TextSafety.visible(synced.path))  (heraldd has not planned it here yet)")
-                if let bytes = try? FileSystem.read(synced.path, limit: ICalBudget.maximumFileSize) {
+                if let bytes = try? ctx.readSynced(synced).bytes {
                     say("")
                     say(TextSafety.visible(String(decoding: bytes, as: UTF8.self), whitespace: .kept))
                 }
                 return
             }
-            let p = try ctx.findOne(ctx.syncedTarget(id)?.pending?.id ?? id)
+            let p = try ctx.findOne(synced?.pending?.id ?? id)
             // One field per line: a newline from the file is shown as ^J, not obeyed.
             say("id:       \(TextSafety.visible(p.id))")
             if let job = p.job { say("kind:     \(job.kind.rawValue)") }

@@ -127,7 +127,7 @@ extension Herald {
         func status(_ ctx: CLIContext) {
             // The desktop's do-not-disturb, as the running heraldd last read it.
             let daemon = SpoolLock.runningDaemon(ctx.spool) == nil ? nil
-                : (try? FileSystem.read(ctx.spool.statusPath, limit: 65_536)).flatMap(DaemonStatus.init(json:))
+                : (try? FileSystem.read(ctx.spool.statusPath, limit: 1 << 20)).flatMap(DaemonStatus.init(json:))
             let desktop = daemon?.doNotDisturb.map { DesktopQuiet(since: daemon?.doNotDisturbSince ?? ctx.now, source: $0) }
             let state = QuietState(hours: ctx.config.quietHours, manual: ctx.spool.quietSwitch(),
                                    desktop: ctx.config.quietWithDesktop ? desktop : nil)

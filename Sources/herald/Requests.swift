@@ -15,6 +15,8 @@ extension CLIContext {
         for attempt in 0... {
             switch SpoolQuery.perform(spool, request) {
             case .noDaemon: return nil
+            case .busy:
+                throw CLIError.failure("heraldd is busy (serving as many commands as it takes at once); nothing was done, try again")
             case .noAnswer:
                 throw CLIError.failure("heraldd did not answer the \(request.verb) of '\(request.id)' in time; see 'herald history' and 'herald list' before trying again")
             case .answered(.refused(let refusal)) where refusal.code == .changed && attempt < 40:

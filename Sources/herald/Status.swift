@@ -24,7 +24,7 @@ extension Herald {
         func run() throws {
             let ctx = try CLIContext.load(global)
             let pid = SpoolLock.runningDaemon(ctx.spool)
-            let status = (try? FileSystem.read(ctx.spool.statusPath, limit: 65_536)).flatMap(DaemonStatus.init(json:))
+            let status = (try? FileSystem.read(ctx.spool.statusPath, limit: 1 << 20)).flatMap(DaemonStatus.init(json:))
             // heraldd's table says how many and which is next; without heraldd, jobs/ is listed.
             let pending: (jobs: [PendingJob], total: Int)
             if pid != nil, let soonest = ctx.spool.soonestPending(1, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now,
@@ -63,6 +63,15 @@ extension Herald {
                                                ("lastSync", health.lastSync.map { .string(ISO8601.format($0, in: ctx.zone)) } ?? .null),
                                                ("ok", .bool(v.ok))])))
                 }
+                if let live {
+                    f.append(("calendars", .array(live.calendars.map { c in
+                        .object([("source", .string(c.source)), ("items", .int(Int64(c.wanted))), ("planned", .int(Int64(c.planned))),
+                                 ("share", .int(Int64(c.share))), ("skipped", .int(Int64(c.overShare))),
+                                 ("waitingForRoom", .int(Int64(c.waitingForRoom))),
+                                 ("unreadable", c.unreadable.map { .string($0) } ?? .null),
+                                 ("notAnsweringSince", c.notAnsweringSince.map { .string(ISO8601.format($0, in: ctx.zone)) } ?? .null)])
+                    })))
+                }
                 say(JSONWriter.render(.object(f), pretty: true))
             } else {
                 if let pid {
@@ -87,6 +96,10 @@ extension Herald {
                               + (v.fix.map { " (\(TextSafety.visible($0)))" } ?? ""))
                 }
                 if pid != nil, let status {
+                    for calendar in status.calendars {
+                        let line = TextSafety.visible(calendar.line(shownAs: ctx.shortPath(calendar.source), now: ctx.now))
+                        sayStyled("calendar: " + (calendar.needsAttention ? Style.paint("attention", .yellow) + ": " : "") + line)
+                    }
                     if let error = status.lastError {
                         var line = "notifications: \(Style.paint("failing", .red)): \(TextSafety.visible(error))"
                         if let since = status.lastErrorAt { line += " (since \(RelativeTime.clock(since, zone: ctx.zone, now: ctx.now)))" }

@@ -45,12 +45,15 @@ extension CLIContext {
             throw CLIError.data("the job is not valid: \(error)")
         }
         checked.resolveZones()
-        var st = stat()
-        guard stat(collection, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
+        let folder: SourceFolder
+        do { folder = try SourceFolder(source: collection) } catch {
             throw CLIError.failure("sync.calendar '\(collection)' is not a folder: create it, or let 'vdirsyncer discover' and 'vdirsyncer sync' make it")
         }
-        let final = collection + "/" + SyncedItem.fileName(for: id)
-        if FileSystem.exists(final) { throw CLIError.data("--id: a synced job '\(id)' exists already in '\(collection)'") }
+        guard folder.singleFile == nil else {
+            throw CLIError.failure("sync.calendar '\(collection)' is not a folder: create it, or let 'vdirsyncer discover' and 'vdirsyncer sync' make it")
+        }
+        let names = [SyncedItem.fileName(for: id)]
+        if folder.version(of: names) != nil { throw CLIError.data("--id: a synced job '\(id)' exists already in '\(collection)'") }
         let text: String
         do {
             let schedule = try JobSchedule(checked, localZone: zone, defaultLead: config.lead)
@@ -58,30 +61,44 @@ extension CLIContext {
         } catch let error as SyncedItem.Refusal {
             throw CLIError.usage("--sync: \(error)")
         }
-        let tmp = collection + "/." + SyncedItem.fileName(for: id) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        do {
-            try FileSystem.writeAtomically(Array(text.utf8), tmpPath: tmp, finalPath: final, syncDirectory: true)
-        } catch {
-            FileSystem.remove(tmp)
-            throw CLIError.failure("\(error)")
+        try checkPlannable(text, path: folder.path(of: names))
+        do { _ = try folder.replace(names, with: Array(text.utf8), create: true) } catch {
+            throw error.exists ? CLIError.data("--id: a synced job '\(id)' exists already in '\(collection)'") : CLIError.failure("\(error)")
+        }
+    }
+
+    /// Refuses an item heraldd's calendar planner would skip (over an item's budgets even read
+    /// over its shortest window): what `--sync` accepts is what every machine alarms.
+    func checkPlannable(_ text: String, path: String) throws {
+        let file: ICalendarFile
+        do { file = try ICalendarFile(path: path, bytes: Array(text.utf8)) } catch { throw CLIError.data("--sync: the item cannot be read back: \(error)") }
+        let planned = file.plannedAlarms(from: now - .seconds(86_400), to: now + CalendarPlanner.horizon, now: now, localZone: zone)
+        if let problem = planned.problems.first {
+            throw CLIError.usage("--sync: heraldd could not plan this item (\(problem.message)); keep it on this machine with --local")
         }
     }
 
     /// " (synced to ~/.calendars/personal)" for a line that says what was scheduled.
     func syncedNote(_ collection: String?) -> String {
         guard let collection else { return "" }
+        return " (synced to \(shortPath(collection)))"
+    }
+
+    /// A path under the home folder as `~/...`.
+    func shortPath(_ path: String) -> String {
         let home = environment["HOME"] ?? ""
-        let shown = !home.isEmpty && collection.hasPrefix(home + "/") ? "~" + collection.dropFirst(home.count) : Substring(collection)
-        return " (synced to \(shown))"
+        return !home.isEmpty && path.hasPrefix(home + "/") ? "~" + path.dropFirst(home.count) : path
     }
 }
 
-/// A job stored as an item of the synced collection: its file and UID, and the calendar job
-/// heraldd planned from it, if any.
+/// A job stored as an item of the synced collection: its file (reached from the collection's
+/// folder, never by its path string) and UID, and the calendar job heraldd planned from it, if any.
 struct SyncedTarget {
-    var path: String
+    var folder: SourceFolder
+    var names: [String]
     var uid: String
     var pending: PendingJob?
+    var path: String { folder.path(of: names) }
     /// The id the user sees: the job id `--sync` printed.
     var id: String { SyncedItem.jobID(ofUID: uid) ?? uid }
 }
@@ -89,28 +106,34 @@ struct SyncedTarget {
 extension CLIContext {
     /// The synced item `query` names: a job id `--sync` printed (its `herald-ID.ics` in
     /// `sync.calendar`), or a pending calendar job planned from that collection. Nil when it
-    /// names neither (it is then looked for as any job is).
+    /// names neither (it is then looked for as any job is). A job of this machine with exactly
+    /// that id is the one meant: an item in a calendar others write to never shadows it (a
+    /// note says the item was left alone).
     func syncedTarget(_ query: String) -> SyncedTarget? {
-        guard let collection = config.syncCalendar else { return nil }
-        let inCollection: (PendingJob) -> Bool = { p in
-            guard let link = p.job?.calendar else { return false }
-            return link.file.hasPrefix(collection + "/")
+        guard let collection = config.syncCalendar, let folder = try? SourceFolder(source: collection), folder.singleFile == nil else { return nil }
+        let found = spool.findPending(query, defaultLead: config.lead, localZone: zone, now: now)
+        let names = [SyncedItem.fileName(for: query)]
+        let itemThere = SyncedItem.jobID(ofUID: SyncedItem.uid(for: query)) == query && folder.version(of: names) != nil
+        if let local = found.first(where: { $0.id == query && !CalendarPlanner.isCalendarJobID($0.id) }) {
+            if itemThere {
+                warn("note: '\(query)' is the job \(local.id) of this machine; the synced item \(folder.path(of: names)) of that name is left alone")
+            }
+            return nil
         }
-        if Job.isValidID(query), FileSystem.exists(collection + "/" + SyncedItem.fileName(for: query)) {
-            let path = collection + "/" + SyncedItem.fileName(for: query)
+        if itemThere {
             let uid = SyncedItem.uid(for: query)
             // heraldd's job for it has the id the calendar sync derives from source, file and UID.
-            let planned = CalendarPlanner.jobID(source: collection, file: path, uid: uid)
+            let planned = CalendarPlanner.jobID(source: collection, file: folder.path(of: names), uid: uid)
             let pending = spool.findPending(planned, defaultLead: config.lead, localZone: zone, now: now).first { $0.id == planned }
-            return SyncedTarget(path: path, uid: uid, pending: pending)
+            return SyncedTarget(folder: folder, names: names, uid: uid, pending: pending)
         }
-        let found = spool.findPending(query, defaultLead: config.lead, localZone: zone, now: now)
-        guard found.count == 1, let p = found.first, inCollection(p), let link = p.job?.calendar else { return nil }
-        return SyncedTarget(path: link.file, uid: link.uid, pending: p)
+        guard found.count == 1, let p = found.first, let link = p.job?.calendar, let itemNames = folder.names(of: link.file) else { return nil }
+        return SyncedTarget(folder: folder, names: itemNames, uid: link.uid, pending: p)
     }
 
     /// Removes a synced item from the collection (vdirsyncer then deletes it on the server, and
-    /// so on every device), after its calendar job here is cancelled.
+    /// so on every device), after its calendar job here is cancelled. Only a regular file of
+    /// this user's, reached from the collection's folder, is removed.
     func cancelSynced(_ target: SyncedTarget) throws {
         if let pending = target.pending {
             if case .jobs = pending.location, let answer = try askDaemon(.cancel(id: pending.id)) {
@@ -119,29 +142,38 @@ extension CLIContext {
                 try cancel(pending)
             }
         }
-        guard unlink(target.path) == 0 || errno == ENOENT else {
-            throw CLIError.failure("cannot remove '\(target.path)': \(String(cString: strerror(errno)))")
+        do { try target.folder.remove(target.names) } catch where error.isNotFound {
+            return
+        } catch { throw CLIError.failure("\(error)") }
+    }
+
+    /// The item's file as it is now, and its version (for a replace that loses to a sync).
+    func readSynced(_ target: SyncedTarget) throws -> (bytes: [UInt8], version: String) {
+        guard let version = target.folder.version(of: target.names) else { throw CLIError.data("'\(target.path)' is gone") }
+        switch target.folder.open(target.names, rules: SourceFolder.writable).flatMap({ $0.readAll() }) {
+        case .success(let bytes): return (bytes, version)
+        case .failure(let problem): throw CLIError.failure("'\(target.path)' \(problem.description)")
         }
-        do { try FileSystem.syncDirectoryOf(target.path) } catch { throw CLIError.failure("\(error)") }
     }
 
     /// Moves a one-time synced item to `time`, in its file (heraldd plans it again from there).
     func rescheduleSynced(_ target: SyncedTarget, to time: Instant) throws {
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.read(target.path, limit: ICalBudget.maximumFileSize) } catch { throw CLIError.failure("\(error)") }
-        let changed: (lines: [String], crlf: Bool)
-        do { changed = try SyncedItem.rescheduled(bytes, path: target.path, uid: target.uid, to: time, now: now, zones: ZoneFiles.lookup) } catch {
-            throw CLIError.data("\(error)")
+        for _ in 0..<CalendarWriteBack.attempts {
+            let (bytes, version) = try readSynced(target)
+            let changed: (lines: [String], crlf: Bool)
+            do { changed = try SyncedItem.rescheduled(bytes, path: target.path, uid: target.uid, to: time, now: now, zones: ZoneFiles.lookup) } catch {
+                throw CLIError.data("\(error)")
+            }
+            let text = changed.lines.joined(separator: changed.crlf ? "\r\n" : "\n") + (changed.crlf ? "\r\n" : "\n")
+            if try replaceSyncedFile(target, with: text, unchangedSince: version) { return }
         }
-        try replaceSyncedFile(target.path, with: changed.lines.joined(separator: changed.crlf ? "\r\n" : "\n") + (changed.crlf ? "\r\n" : "\n"))
+        throw CLIError.failure("'\(target.path)' kept changing while herald wrote to it (a sync?); try again")
     }
 
-    /// Writes a synced item's new text beside it and renames it over the old one, keeping its mode.
-    func replaceSyncedFile(_ path: String, with text: String) throws {
-        let tmp = parentDirectory(of: path) + "/." + (path.split(separator: "/").last.map(String.init) ?? "item") + "."
-            + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        do { try FileSystem.writeAtomically(Array(text.utf8), tmpPath: tmp, finalPath: path, syncDirectory: true) } catch {
-            FileSystem.remove(tmp)
+    /// Writes a synced item's new text in place of the old (`SourceFolder.replace`: beside it,
+    /// keeping its mode, synced, renamed); false when the file changed since `version`.
+    func replaceSyncedFile(_ target: SyncedTarget, with text: String, unchangedSince version: String) throws -> Bool {
+        do { return try target.folder.replace(target.names, with: Array(text.utf8), unchangedSince: version) == .replaced } catch {
             throw CLIError.failure("\(error)")
         }
     }

@@ -4,66 +4,68 @@ import Glibc
 import HeraldCore
 import Logging
 
-/// Keeps the calendar jobs in `jobs/` in step with the configured calendars: it watches each
-/// source (inotify on the vdir and its collection folders, or on a file's folder), and on a
-/// change, at start and before any job's listed alarms run out, plans the source again with
-/// `CalendarPlanner` and writes the difference into the spool as the CLI would (new jobs into
-/// `new/`, changed ones with `Spool.replace`, gone ones removed). The engine hears of each
-/// change through its own watch on the spool, so calendar alarms fire, snooze, catch up and
-/// appear in `herald list` and the history as every job does.
+/// Keeps the calendar jobs in `jobs/` in step with the configured calendars. Each source is
+/// read by its own `CalendarSourceReader` (its own queue: a source on a hung mount holds up no
+/// other, and a read that does not come back within `readDeadline` is reported); what it read
+/// is reconciled with the source's jobs by `CalendarReconciliation` (pure: which jobs to
+/// submit, replace and remove, within the source's share of the spool), and this class writes
+/// the answer into the spool as the CLI would (new jobs into `new/`, changed ones with
+/// `Spool.replace`, gone ones removed). The engine hears of each change through its own watch
+/// on the spool. Sources are read at start, on a change (inotify, 100 ms debounce), before a
+/// job's listed alarms run out, and at least daily.
 final class CalendarSync: @unchecked Sendable {
     private let queue = DispatchQueue(label: "herald.calendar", qos: .utility)
     private let spool: Spool
     private let logger: Logger
+    /// How long a source's read may take before it is reported as not answering.
+    private let readDeadline: DispatchTimeInterval
     // Queue-confined state.
     private var sources: [HeraldConfig.CalendarSource] = []
     private var grace: Span = .minutes(60)
+    private var maxJobs = HeraldConfig().maxJobs
+    private var limit = HeraldConfig().calendarLimit
     private var localZone: TimeZoneRules
+    private var readers: [String: CalendarSourceReader] = [:]
+    /// Reads under way, by source: since when, the deadline's timer, and whether to read again after.
+    private var reading: [String: (since: Instant, deadline: DispatchSourceTimer, again: Bool)] = [:]
+    private var pending: Set<String> = []
     private var inotify: Int32 = -1
     private var readSource: DispatchSourceRead?
-    private var watches: [Int32: Int] = [:]  // watch descriptor → source index
-    private var pending: Set<Int> = []
+    private var watches: [Int32: String] = [:]  // watch descriptor → source
     private var refill: DispatchSourceTimer?
     /// Which source each calendar job was planned from (read from the job files once).
     private var owners: [String: String] = [:]
     private var ownersLoaded = false
-    /// Problems already logged, by file, so that a bad file is reported once, not at each sync.
-    private var reported: [String: String] = [:]
-    /// Each file's alarms as last read, kept while the file is unchanged and its window still
-    /// covers the plan's: an edit re-reads one file, not the whole calendar.
-    private var files: [String: FileAlarms] = [:]
     /// A hash of each calendar job's document as last written or read, to compare without reading it.
     private var written: [String: Int] = [:]
-    /// The crash-loop breaker's note of the file being planned, and the files set aside
-    /// because heraldd died twice planning them (by path: the version set aside).
-    private let claim: WorkClaim?
+    private var problems = ProblemLog()
+    /// The files set aside because heraldd died twice planning them (by path: the version set aside).
     private var setAside: [String: String] = [:]
     private var setAsidePath: String { spool.root + "/.planning-aside" }
+    /// What `herald status` shows of each source.
+    private var statuses: [String: CalendarSourceStatus] = [:]
+    private var onStatus: (@Sendable ([CalendarSourceStatus]) -> Void)?
 
-    struct FileAlarms {
-        var stamp: String
-        var until: Instant
-        var items: Int
-        var byUID: [(uid: String, alarms: [CalendarAlarm])]
-    }
-
-    init(spool: Spool, localZone: TimeZoneRules, logger: Logger) {
+    init(spool: Spool, localZone: TimeZoneRules, logger: Logger, readDeadline: DispatchTimeInterval = .seconds(30)) {
         self.spool = spool
         self.localZone = localZone
         self.logger = logger
-        claim = WorkClaim(spool: spool, name: WorkClaim.calendar)
+        self.readDeadline = readDeadline
         loadSetAside()
     }
 
-    static func realPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
-        defer { free(p) }
-        return String(cString: p)
+    /// The queue the watchdog checks: it only ever waits for the spool, never for a calendar's folder.
+    var queueForWatchdog: DispatchQueue { queue }
+
+    /// Where each source stands, whenever it changes (called on the calendar queue).
+    func onStatusChange(_ body: @escaping @Sendable ([CalendarSourceStatus]) -> Void) {
+        queue.async { [self] in onStatus = body }
     }
 
     // MARK: the crash-loop breaker
 
-    /// Reads the files set aside before, and adds the one a heraldd that died twice on it was planning.
+    /// Reads the files set aside before, and the one an earlier heraldd that died was planning
+    /// (the note of one source: `claimLeftover`).
     private func loadSetAside() {
         if case .success(let bytes) = spool.readChecked(setAsidePath, limit: 1 << 20) {
             for line in bytes.split(separator: UInt8(ascii: "\n")) {
@@ -71,11 +73,17 @@ final class CalendarSync: @unchecked Sendable {
                 if let (version, file) = Self.splitNote(text) { setAside[file] = version }
             }
         }
-        guard let (what, strikes) = WorkClaim.leftover(spool: spool, name: WorkClaim.calendar),
-              let (version, file) = Self.splitNote(what) else { return }
-        guard strikes >= WorkClaim.strikesToSetAside else {
+        // A heraldd before sources had notes of their own.
+        if let leftover = WorkClaim.leftover(spool: spool, name: WorkClaim.calendar) { claimLeftover(leftover, reader: nil) }
+    }
+
+    /// Takes up what a heraldd that died left in a note: one death is forgiven (the file is
+    /// planned once more, its count noted), a second sets the file aside.
+    private func claimLeftover(_ leftover: (what: String, strikes: Int), reader: CalendarSourceReader?) {
+        guard let (version, file) = Self.splitNote(leftover.what) else { return }
+        guard leftover.strikes >= WorkClaim.strikesToSetAside else {
             logger.warning("heraldd stopped while planning a calendar file; planning it once more", metadata: ["file": "\(file)"])
-            claim?.suspect(what, strikes: strikes)
+            reader?.suspect(leftover.what, strikes: leftover.strikes)
             return
         }
         setAside[file] = version
@@ -99,58 +107,80 @@ final class CalendarSync: @unchecked Sendable {
         return file.hasPrefix("/") ? (String(text[..<space]), file) : nil
     }
 
+    /// The notes a clean stop clears: the legacy one and each source's.
+    static func notes(in spool: Spool) -> [String] {
+        [WorkClaim.calendar] + ((try? FileSystem.list(spool.root)) ?? []).filter { $0.hasPrefix(WorkClaim.calendar + "-") }
+    }
+
+    // MARK: configuration
+
     /// Takes the configured sources (at start and after a reload) and plans each at once.
     func configure(_ config: HeraldConfig, localZone: TimeZoneRules) {
         queue.async { [self] in
             let removed = sources.map(\.path).filter { p in !config.calendars.contains { $0.path == p } }
             sources = config.calendars
             grace = config.catchUpGrace
+            maxJobs = config.maxJobs
+            limit = config.calendarLimit
             self.localZone = localZone
+            for source in sources {
+                if let reader = readers[source.path], reader.source == source { continue }
+                let first = readers[source.path] == nil
+                let note = CalendarSourceReader.noteName(source.path)
+                let leftover = first ? WorkClaim.leftover(spool: spool, name: note) : nil
+                let reader = CalendarSourceReader(source: source, spool: spool)
+                if let leftover { claimLeftover(leftover, reader: reader) }
+                readers[source.path] = reader
+            }
+            for path in removed {
+                readers.removeValue(forKey: path)
+                statuses.removeValue(forKey: path)
+                removeJobs(ofSource: path)
+            }
             startWatching()
-            for path in removed { removeJobs(ofSource: path) }
-            pending.formUnion(sources.indices)
+            pending.formUnion(sources.map(\.path))
             syncPending()
+            publishStatus()
         }
     }
 
     /// Writes a Dismiss or Snooze back into an item's file: only a file that a configured
-    /// source with `writeBack` lists now, whatever the job document says.
+    /// source with `writeBack` lists now, whatever the job document says; on the source's own
+    /// queue, reached from its folder.
     func writeBack(_ change: CalendarWriteBack) {
         queue.async { [self] in
-            guard let source = sources.first(where: { $0.path == change.source }), source.writeBack else {
+            guard let source = sources.first(where: { $0.path == change.source }), source.writeBack, let reader = readers[source.path] else {
                 logger.notice("A calendar job asked for a write-back its source does not allow; nothing written")
                 return
             }
-            // Listed by the source, and really inside it: a symlinked folder in a vdir may point anywhere.
-            guard ((try? CalendarFiles.list(source.path)) ?? []).contains(change.file),
-                  let real = Self.realPath(change.file), let root = Self.realPath(source.path),
-                  real == root || real.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
-                logger.notice("A calendar job asked for a write-back to a file its source does not hold; nothing written")
-                return
-            }
-            do {
-                if try change.perform(localZone: localZone) {
-                    logger.info("Wrote the alarm's \(change.change.label) state into its calendar item")
-                } else {
-                    logger.notice("The calendar item or its alarm is gone; nothing written back")
-                }
-            } catch {
-                logger.warning("Cannot write back to a calendar item", metadata: ["error": "\(error)"])
+            let (zone, logger) = (localZone, logger)
+            reader.queue.async {
+                let (done, message) = reader.writeBack(change, localZone: zone)
+                if done { logger.info("\(message)") } else { logger.notice("\(message)") }
             }
         }
     }
 
+    /// Stops watching and planning; never waits for a source's read (one may never return).
     func cancel() {
-        queue.sync {
+        queue.async { [self] in
             readSource?.cancel()
             refill?.cancel()
+            for read in reading.values { read.deadline.cancel() }
         }
     }
 
-    /// Waits until the queue has done what it was given (tests and the bench measure after this).
-    func drain() { queue.sync {} }
+    /// Waits until the queue has done what it was given, and every source its read (tests and
+    /// the bench measure after this).
+    func drain() {
+        queue.sync {}
+        for reader in queue.sync(execute: { Array(readers.values) }) { reader.queue.sync {} }
+        queue.sync {}
+    }
 
     // MARK: watching
+
+    private static let watchMask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF)
 
     private func startWatching() {
         readSource?.cancel()
@@ -160,7 +190,6 @@ final class CalendarSync: @unchecked Sendable {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { logger.error("Cannot start inotify for calendars"); return }
         inotify = fd
-        addWatches()
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in drain(fd) }
         source.setCancelHandler { close(fd) }
@@ -168,257 +197,209 @@ final class CalendarSync: @unchecked Sendable {
         readSource = source
     }
 
-    /// Watches every source's folders (new collection folders are picked up at each sync).
-    private func addWatches() {
-        let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF)
-        for (k, source) in sources.enumerated() {
-            var folders = CalendarFiles.folders(source.path)
-            if folders.isEmpty { folders = [parentDirectory(of: source.path)] }
-            for folder in folders {
-                let wd = inotify_add_watch(inotify, folder, mask)
-                if wd >= 0 { watches[wd] = k }
-            }
-        }
-    }
-
     private func drain(_ fd: Int32) {
         var touched = false
         readInotifyEvents(fd) { wd, mask, name in
-            if mask & UInt32(IN_Q_OVERFLOW) != 0 { pending.formUnion(sources.indices); touched = true; return }
-            guard let k = watches[wd] else { return }
+            if mask & UInt32(IN_Q_OVERFLOW) != 0 { pending.formUnion(sources.map(\.path)); touched = true; return }
+            guard let path = watches[wd] else { return }
             // Temporary files of vdirsyncer, khal and Herald itself are not items.
             if !name.isEmpty, mask & UInt32(IN_ISDIR) == 0, name.hasPrefix(".") || !name.hasSuffix(".ics") { return }
-            pending.insert(k)
+            pending.insert(path)
             touched = true
         }
         // A sync run writes many files at once: plan once they have settled.
         if touched { queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in self?.syncPending() } }  // monotonic: a debounce
     }
 
-    // MARK: planning
+    // MARK: reading
 
+    /// Starts a read of each source that asked for one; a source still being read is read
+    /// again when that read is back.
     private func syncPending() {
         guard !pending.isEmpty else { return }
-        let todo = pending.sorted()
+        let todo = sources.filter { pending.contains($0.path) }
         pending.removeAll()
-        addWatches()
-        loadOwners()
         let now = SystemClock().now
-        var refillAt: Instant? = nil
-        for k in todo where k < sources.count {
-            if let t = sync(sources[k], now: now) { refillAt = min(refillAt ?? t, t) }
+        for source in todo {
+            guard let reader = readers[source.path] else { continue }
+            if reading[source.path] != nil { reading[source.path]!.again = true; continue }
+            let deadline = DispatchSource.makeTimerSource(queue: queue)
+            deadline.schedule(deadline: .now() + readDeadline)  // monotonic: a budget for the read, not a time of day
+            deadline.setEventHandler { [unowned self] in notAnswering(source.path) }
+            deadline.resume()
+            reading[source.path] = (now, deadline, false)
+            let (grace, zone, aside, fd) = (grace, localZone, setAside, inotify)
+            reader.queue.async { [weak self] in
+                let snapshot = reader.read(now: now, grace: grace, localZone: zone, setAside: aside)
+                let wds = snapshot.folders.map { inotify_add_watch(fd, $0, Self.watchMask) }
+                guard let self else { return }
+                queue.async { self.readDone(reader, snapshot, watches: wds, now: now) }
+            }
         }
+    }
+
+    /// A read that did not come back in time: the source is on a hung mount, or its disk stalls.
+    private func notAnswering(_ path: String) {
+        guard let read = reading[path] else { return }
+        read.deadline.cancel()
+        logger.warning("A calendar source does not answer; its jobs are kept, the other sources go on", metadata: ["source": "\(path)"])
+        statuses[path, default: CalendarSourceStatus(source: path)].notAnsweringSince = read.since
+        publishStatus()
+    }
+
+    private func readDone(_ reader: CalendarSourceReader, _ snapshot: CalendarSourceReader.Snapshot, watches wds: [Int32], now started: Instant) {
+        let path = reader.source.path
+        guard let read = reading.removeValue(forKey: path) else { return }
+        read.deadline.cancel()
+        if statuses[path]?.notAnsweringSince != nil {
+            logger.notice("A calendar source answers again", metadata: ["source": "\(path)"])
+            statuses[path]?.notAnsweringSince = nil
+        }
+        for wd in wds where wd >= 0 { watches[wd] = path }
+        // Removed from the config, or replaced by another reader, meanwhile.
+        guard readers[path] === reader, let source = sources.first(where: { $0.path == path }) else { return }
+        let now = SystemClock().now
+        let refillAt = apply(snapshot, of: source, now: now)
+        if read.again { pending.insert(path) }
         scheduleRefill(refillAt ?? now + .seconds(86_400), now: now)
+        publishStatus()
         // A plan of a large calendar frees as much as it allocated; hand it back (as after a batch).
         herald_release_free_memory()
+        if !pending.isEmpty { syncPending() }
+    }
+
+    // MARK: planning
+
+    /// Reconciles what a source's files hold with its jobs and writes the difference. Returns
+    /// when to plan again.
+    private func apply(_ snapshot: CalendarSourceReader.Snapshot, of source: HeraldConfig.CalendarSource, now: Instant) -> Instant? {
+        var status = statuses[source.path] ?? CalendarSourceStatus(source: source.path)
+        status.unreadable = snapshot.listingError
+        defer { statuses[source.path] = status }
+        if let error = snapshot.listingError {
+            // A folder that is missing (unmounted, being re-created) keeps its jobs until it is back.
+            problems.report(source.path, key: "", version: "", message: error, logger: logger)
+            return nil
+        }
+        problems.forget(source.path)
+        problems.keep(files: Set(snapshot.files), under: source.path)
+        for file in snapshot.clean { problems.forget(file) }
+        for p in snapshot.problems { problems.report(p.file, key: p.key, version: p.version, message: p.message, logger: logger) }
+        let listing: [JobFileName]
+        do { listing = try spool.jobFiles().jobs } catch {
+            // Never taken for "no jobs" (that would submit the whole calendar again): tried again.
+            logger.error("Cannot list jobs/ to plan a calendar; trying again in 5 s", metadata: ["error": "\(error)"])
+            queue.asyncAfter(deadline: .now() + .seconds(5)) { [weak self] in  // monotonic: a retry
+                self?.pending.insert(source.path)
+                self?.syncPending()
+            }
+            return nil
+        }
+        guard loadOwners(listing) else { return nil }
+        var existing: [String: CalendarReconciliation.Existing] = [:]
+        for name in listing where owners[name.id] == source.path {
+            if written[name.id] == nil, case .success(let bytes) = spool.readChecked(spool.path(of: name), limit: Job.maximumFileSize) {
+                written[name.id] = String(decoding: bytes, as: UTF8.self).hashValue
+            }
+            existing[name.id] = .init(name: name, written: written[name.id])
+        }
+        let needsHandled = snapshot.items.contains { existing[CalendarPlanner.jobID(source: source.path, file: $0.file, uid: $0.uid)] == nil }
+        let share = CalendarShares.sourceShare(maxJobs: maxJobs, sources: sources.count, limit: limit)
+        let intake = (try? FileSystem.count(spool.new, hidden: false)) ?? 0
+        let room = CalendarReconciliation.Room(share: share, spool: max(0, maxJobs - listing.count - intake))
+        let plan = CalendarReconciliation.plan(source: source, items: snapshot.items, existing: existing,
+                                               handled: needsHandled ? handledThrough() : [:], now: now, grace: grace,
+                                               localZone: localZone, room: room)
+        for p in plan.problems {
+            problems.report(p.file + "#", key: p.uid, version: "", message: "\(p.file): \(p.reason)", logger: logger)
+        }
+        var changed = 0
+        for (current, planned) in plan.replace {
+            guard let first = planned.job.alarms.first else { continue }
+            do {
+                try spool.replace(current, with: planned.job, zone: localZone, next: JobFileName(id: current.id, occurrence: first.at))
+                written[current.id] = planned.hash
+                changed += 1
+            } catch {
+                logger.notice("A calendar job changed while it was rewritten; planning again", metadata: ["job.id": "\(current.id)"])
+                written.removeValue(forKey: current.id)
+                queue.asyncAfter(deadline: .now() + .milliseconds(200)) { [weak self] in  // monotonic: a retry
+                    self?.pending.insert(source.path)
+                    self?.syncPending()
+                }
+            }
+        }
+        for name in plan.remove {
+            // Derived from the calendar, which no longer has these alarms (or no room for them): the job goes.
+            unlink(spool.path(of: name))
+            owners.removeValue(forKey: name.id)
+            written.removeValue(forKey: name.id)
+        }
+        if !plan.submit.isEmpty { submit(plan.submit, source: source.path) }
+        status.files = snapshot.files.count
+        status.items = snapshot.itemCount
+        reportShare(plan, share: share, status: &status)
+        logger.info("Calendar planned", metadata: ["files": "\(snapshot.files.count)", "items": "\(snapshot.itemCount)", "jobs.new": "\(plan.submit.count)",
+                                                   "jobs.changed": "\(changed)", "jobs.removed": "\(plan.remove.count)",
+                                                   "ms": "\(snapshot.took.microseconds / 1000)"])
+        return [plan.refillAt, snapshot.completeUntil].compactMap { $0 }.min()
+    }
+
+    /// One log line when a source goes over its share (or the spool is full), and one when it
+    /// is back within it; `herald status` has the numbers as they are now.
+    private func reportShare(_ plan: CalendarReconciliation.Plan, share: Int, status: inout CalendarSourceStatus) {
+        let wasOver = status.overShare > 0 || status.waitingForRoom > 0
+        status.wanted = plan.wanted
+        status.planned = plan.planned
+        status.share = share
+        status.overShare = plan.overShare
+        status.waitingForRoom = plan.spoolFull
+        let isOver = plan.overShare > 0 || plan.spoolFull > 0
+        if isOver && !wasOver {
+            logger.warning("A calendar source holds more than its share; the items nearest in time are planned, the rest skipped",
+                           metadata: ["source": "\(status.source)", "items": "\(plan.wanted)", "planned": "\(plan.planned)",
+                                      "share": "\(share)", "spool.full": "\(plan.spoolFull)"])
+        } else if !isOver && wasOver {
+            logger.notice("A calendar source is within its share again", metadata: ["source": "\(status.source)"])
+        }
+    }
+
+    private func publishStatus() {
+        let list = sources.compactMap { statuses[$0.path] }
+        onStatus?(list)
     }
 
     /// Plans again before the first job's listed alarms run out, and at least daily (the horizon moves on).
     private func scheduleRefill(_ at: Instant, now: Instant) {
+        if let current = refillDue, current <= at, current > now, refill != nil { return }
         refill?.cancel()
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let when = max(at, now + .seconds(1))
+        refillDue = when
         timer.schedule(wallDeadline: DispatchWallTime(timespec: timespec(tv_sec: Int(when.seconds), tv_nsec: 0)), repeating: .never, leeway: .seconds(1))
         timer.setEventHandler { [unowned self] in
-            pending.formUnion(sources.indices)
+            refillDue = nil
+            refill = nil
+            pending.formUnion(sources.map(\.path))
             syncPending()
         }
         timer.resume()
         refill = timer
     }
-
-    /// Reads the source, plans its jobs and writes the difference. Returns when to plan again.
-    private func sync(_ source: HeraldConfig.CalendarSource, now: Instant) -> Instant? {
-        let started = SystemClock().now
-        let files: [String]
-        do { files = try CalendarFiles.list(source.path) } catch {
-            // A folder that is missing (unmounted, being re-created) keeps its jobs until it is back.
-            report(source.path, "\(error)")
-            return nil
-        }
-        reported.removeValue(forKey: source.path)
-        let pendingNames = (try? spool.jobFiles().jobs) ?? []
-        var existing: [String: JobFileName] = [:]
-        for name in pendingNames where CalendarPlanner.isCalendarJobID(name.id) { existing[name.id] = name }
-        var handled: [String: Instant]? = nil  // listed only when an item has no job yet
-        var batch: [Job] = []
-        var wanted: Set<String> = []
-        var refillAt: Instant? = nil
-        var counts = (items: 0, changed: 0, removed: 0)
-        let from = now - grace - Span.seconds(86_400)
-        let horizonEnd = now + CalendarPlanner.horizon
-        var seen: Set<String> = []
-        for file in files {
-            seen.insert(file)
-            guard let version = version(of: file) else { self.files.removeValue(forKey: file); continue }
-            if let aside = setAside[file] {
-                if aside == version {
-                    report(file, "\(file): \(WorkClaim.reason)", version: version)
-                    continue
-                }
-                forgetSetAside(file)  // changed since: read it again
-            }
-            claim?.begin(version + " " + file)
-            defer { claim?.end() }
-            guard let read = alarms(of: file, version: version, from: from, now: now) else { continue }
-            counts.items += read.items
-            for (uid, all) in read.byUID {
-                // The file's alarms are kept a day past the horizon; a job lists those within it.
-                let alarms = all.filter { $0.at < horizonEnd }
-                guard !alarms.isEmpty else { continue }
-                let id = CalendarPlanner.jobID(source: source.path, file: file, uid: uid)
-                let current = existing[id]
-                let since: Instant
-                if let current {
-                    since = min(current.occurrence, now)
-                } else {
-                    if handled == nil { handled = handledThrough() }
-                    since = max(now - grace, handled?[id].map { $0 + Span(microseconds: 1) } ?? from)
-                }
-                guard let (planned, truncated) = CalendarPlanner.job(for: alarms, file: file, source: source, since: since, localZone: localZone) else { continue }
-                // One item that does not make a good job is skipped alone, reported once per
-                // version of its file; it never rides in a batch that would then be refused whole.
-                if let current, written[id] == nil,
-                   case .success(let bytes) = spool.readChecked(spool.path(of: current), limit: Job.maximumFileSize) {
-                    written[id] = String(decoding: bytes, as: UTF8.self).hashValue
-                }
-                let job: Job, encoded: String
-                switch fitted(planned, written: written[id]) {
-                case .success(let fit): (job, encoded) = fit
-                case .failure(let problem):
-                    report(file + "#" + uid, "\(file): an item's alarms cannot be a job: \(problem.reason)", version: version)
-                    continue
-                }
-                wanted.insert(id)
-                owners[id] = source.path
-                if truncated, let last = job.alarms.last?.at { refillAt = min(refillAt ?? last, last) }
-                guard let current else {
-                    batch.append(job)
-                    written[id] = encoded.hashValue
-                    continue
-                }
-                // A snoozed job keeps its snooze; it is planned again once it has fired.
-                guard current.snoozedUntil == nil else { continue }
-                if written[id] == encoded.hashValue { continue }
-                do {
-                    try spool.replace(current, with: job, zone: localZone, next: JobFileName(id: id, occurrence: job.alarms[0].at))
-                    written[id] = encoded.hashValue
-                    counts.changed += 1
-                } catch {
-                    logger.notice("A calendar job changed while it was rewritten; planning again", metadata: ["job.id": "\(id)"])
-                    pending.insert(sources.firstIndex(of: source) ?? 0)
-                    queue.asyncAfter(deadline: .now() + .milliseconds(200)) { [weak self] in self?.syncPending() }  // monotonic: a retry
-                }
-            }
-        }
-        for (id, name) in existing where owners[id] == source.path && !wanted.contains(id) {
-            // Derived from the calendar, which no longer has these alarms: the job goes.
-            unlink(spool.path(of: name))
-            owners.removeValue(forKey: id)
-            written.removeValue(forKey: id)
-            counts.removed += 1
-        }
-        for file in self.files.keys where file.hasPrefix(source.path) && !seen.contains(file) { self.files.removeValue(forKey: file) }
-        if !batch.isEmpty { submit(batch, source: source.path) }
-        let took = SystemClock().now - started
-        logger.info("Calendar planned", metadata: ["files": "\(files.count)", "items": "\(counts.items)", "jobs.new": "\(batch.count)",
-                                                   "jobs.changed": "\(counts.changed)", "jobs.removed": "\(counts.removed)",
-                                                   "ms": "\(took.microseconds / 1000)"])
-        return refillAt
-    }
-
-    /// A file's version: its inode, size and modification time (nil: it is gone).
-    private func version(of file: String) -> String? {
-        var st = stat()
-        guard stat(file, &st) == 0 else { return nil }
-        return "\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
-    }
-
-
-    private func forgetSetAside(_ file: String) {
-        setAside.removeValue(forKey: file)
-        saveSetAside()
-    }
-
-    /// The planned job as it will be written, and its document: titles and texts cut to fit a
-    /// job file, and checked by the same decoder heraldd's intake uses (unless it is the
-    /// document already written, `written` being its hash: checked then).
-    private func fitted(_ planned: Job, written known: Int?) -> Result<(job: Job, encoded: String), JobError> {
-        var job = planned
-        let first = job.encoded(zone: localZone) + "\n"
-        if first.hashValue == known { return .success((job, first)) }
-        if first.utf8.count > Job.maximumFileSize {
-            func cut(_ s: String?) -> String? { s.map { $0.count > Self.fittedText ? String($0.prefix(Self.fittedText)) + "…" : $0 } }
-            job.title = cut(job.title)
-            job.text = cut(job.text)
-            for i in job.alarms.indices {
-                job.alarms[i].summary = cut(job.alarms[i].summary)
-                job.alarms[i].location = cut(job.alarms[i].location)
-            }
-        }
-        let encoded = job.encoded(zone: localZone) + "\n"
-        guard encoded.utf8.count <= Job.maximumFileSize else {
-            return .failure(JobError("longer than \(Job.maximumFileSize / 1024) KiB even with its texts cut"))
-        }
-        do { return .success((try Job.decode(Array(encoded.utf8), localZone: localZone), encoded)) } catch { return .failure(error) }
-    }
-
-    /// Problems of one file logged in full; the rest are counted in one line.
-    static let problemsLogged = 10
-
-    /// The most characters of a title, text, summary or location a calendar job keeps when the
-    /// whole would not fit a job file (a popup shows far fewer).
-    static let fittedText = 500
-
-    /// A file's alarms from `from` to the horizon and a day beyond, read again only when the
-    /// file changed (inode, size, modification time) or the day has passed.
-    private func alarms(of file: String, version: String, from: Instant, now: Instant) -> FileAlarms? {
-        let stamp = version
-        if let cached = files[file], cached.stamp == stamp, cached.until >= now + CalendarPlanner.horizon { return cached }
-        let calendar: ICalendarFile
-        switch CalendarFiles.read(file) {
-        case .failure(let problem):
-            report(file, problem.description, version: version)
-            files.removeValue(forKey: file)
-            return nil
-        case .success(let c): calendar = c
-        }
-        let until = now + CalendarPlanner.horizon + .seconds(86_400)
-        let result = calendar.alarms(from: from, to: until, localZone: localZone)
-        if !result.problems.isEmpty {
-            // Each item's problem once per version of its file (the rest of the file still
-            // alarms), the first few of them: a file of thousands of bad items is one paragraph
-            // in the journal, not thousands of lines.
-            for problem in result.problems.prefix(Self.problemsLogged) {
-                report(file + ":" + String(problem.line), CalendarFileError(path: file, line: problem.line, message: problem.message).description,
-                       version: version)
-            }
-            if result.problems.count > Self.problemsLogged {
-                report(file + ":more", "\(file): \(result.problems.count - Self.problemsLogged) more problems (herald calendar check lists them)",
-                       version: version)
-            }
-        } else {
-            reported.removeValue(forKey: file)
-        }
-        var order: [String] = []
-        var byUID: [String: [CalendarAlarm]] = [:]
-        for alarm in result.alarms {
-            if byUID[alarm.uid] == nil { order.append(alarm.uid) }
-            byUID[alarm.uid, default: []].append(alarm)
-        }
-        let read = FileAlarms(stamp: stamp, until: until, items: calendar.items.count, byUID: order.map { ($0, byUID[$0]!) })
-        files[file] = read
-        return read
-    }
+    private var refillDue: Instant?
 
     /// New calendar jobs go in through `new/` like anyone's: one file, or one batch for many.
-    private func submit(_ jobs: [Job], source: String) {
+    private func submit(_ jobs: [CalendarReconciliation.Planned], source: String) {
         do {
-            if jobs.count == 1 {
-                try spool.submit(jobs[0], zone: localZone)
+            if jobs.count == 1, let id = jobs[0].job.id {
+                try spool.submit(jobs[0].document, name: id + ".json")
             } else {
-                let text = jobs.map { $0.encoded(zone: localZone) }.joined(separator: "\n") + "\n"
-                try spool.submit(text, name: "calendar-" + String(UInt32.random(in: 0...UInt32.max), radix: 36) + ".jsonl")
+                try spool.submit(jobs.map(\.document).joined(), name: "calendar-" + String(UInt32.random(in: 0...UInt32.max), radix: 36) + ".jsonl")
+            }
+            for planned in jobs {
+                guard let id = planned.job.id else { continue }
+                written[id] = planned.hash
+                owners[id] = source
             }
         } catch {
             logger.error("Cannot write calendar jobs into the spool", metadata: ["error": "\(error)"])
@@ -439,29 +420,68 @@ final class CalendarSync: @unchecked Sendable {
         return out
     }
 
-    /// Which source each calendar job in `jobs/` came from, read from the files once.
-    private func loadOwners() {
-        guard !ownersLoaded else { return }
-        ownersLoaded = true
-        for name in (try? spool.jobFiles().jobs) ?? [] where CalendarPlanner.isCalendarJobID(name.id) {
-            if case .success(let job) = spool.loadJob(name, localZone: localZone), let source = job.calendar?.source { owners[name.id] = source }
+    /// Which source each calendar job in `jobs/` came from, read from the files once; false
+    /// when it cannot be known yet.
+    private func loadOwners(_ listing: [JobFileName]) -> Bool {
+        guard !ownersLoaded else { return true }
+        for name in listing where CalendarPlanner.isCalendarJobID(name.id) {
+            switch spool.loadJob(name, localZone: localZone) {
+            case .success(let job): if let source = job.calendar?.source { owners[name.id] = source }
+            case .failure(.missing): continue  // fired or removed meanwhile
+            case .failure(let error):
+                logger.notice("A calendar job cannot be read; its source is not known", metadata: ["job.id": "\(name.id)", "error": "\(error.redacted)"])
+            }
         }
+        ownersLoaded = true
+        return true
     }
 
     private func removeJobs(ofSource path: String) {
-        loadOwners()
-        for name in (try? spool.jobFiles().jobs) ?? [] where owners[name.id] == path {
+        guard let listing = try? spool.jobFiles().jobs, loadOwners(listing) else {
+            logger.error("Cannot list jobs/ to remove a calendar source's jobs")
+            return
+        }
+        for name in listing where owners[name.id] == path {
             unlink(spool.path(of: name))
             owners.removeValue(forKey: name.id)
+            written.removeValue(forKey: name.id)
         }
         logger.info("Calendar source removed from the config; its jobs are gone")
     }
+}
 
-    /// Logs a problem with a calendar file once per version of the file (paths, lines and
-    /// reasons; item texts stay out of the log).
-    private func report(_ key: String, _ message: String, version: String = "") {
-        guard reported[key] != version + message else { return }
-        reported[key] = version + message
+/// Problems with calendar files, each logged once per version of its file, and forgotten when
+/// the file reads cleanly or is gone: bounded by what the calendars hold now, never growing
+/// with every file that ever came and went.
+struct ProblemLog {
+    /// By file (`FILE#` for its items' fitting problems): each problem's key and what was logged (version + message).
+    private var byFile: [String: [String: String]] = [:]
+    private var count = 0
+    /// Past this many remembered problems, all are forgotten (a problem may then be logged again).
+    static let maximum = 10_000
+
+    mutating func report(_ file: String, key: String, version: String, message: String, logger: Logger) {
+        let logged = version + message
+        guard byFile[file]?[key] != logged else { return }
+        if byFile[file]?[key] == nil { count += 1 }
+        if count > Self.maximum {
+            byFile = [:]
+            count = 1
+        }
+        byFile[file, default: [:]][key] = logged
         logger.warning("Calendar file skipped", metadata: ["problem": "\(message)"])
     }
+
+    mutating func forget(_ file: String) {
+        if let gone = byFile.removeValue(forKey: file) { count -= gone.count }
+    }
+
+    /// Forgets the files under `source` that it no longer holds.
+    mutating func keep(files: Set<String>, under source: String) {
+        for file in byFile.keys where file.hasPrefix(source + "/") && !files.contains(file.hasSuffix("#") ? String(file.dropLast()) : file) {
+            forget(file)
+        }
+    }
+
+    var remembered: Int { count }
 }

@@ -75,6 +75,8 @@ final class Daemon: @unchecked Sendable {
     /// Writes status.json, in order, off the scheduler's queue (see `writeStatus`).
     private let statusWriter = DispatchQueue(label: "herald.status", qos: .utility)
     private var writtenStatus: DaemonStatus?
+    /// The calendar sources as `CalendarSync` last told them (for status.json).
+    private var calendarStatus: [CalendarSourceStatus] = []
     private let systemd: ServiceNotifier
     private var sentServiceStatus = ""
     private var serviceStatusSentAt = DispatchTime(uptimeNanoseconds: 0)
@@ -91,7 +93,10 @@ final class Daemon: @unchecked Sendable {
                              logger: logger)
         self.worker = SpoolWorker(spool: settings.spool, logger: logger)
         self.reader = IntakeReader(spool: settings.spool, claim: WorkClaim(spool: settings.spool, name: WorkClaim.intake))
-        self.calendars = CalendarSync(spool: settings.spool, localZone: TimeZoneRules.local(environment: settings.environment), logger: logger)
+        // A test may shorten the time a calendar source's read is given (a hung mount is noticed sooner).
+        let deadline = settings.environment["HERALD_CALENDAR_READ_DEADLINE_MS"].flatMap(Int.init).map { DispatchTimeInterval.milliseconds(max(100, $0)) }
+        self.calendars = CalendarSync(spool: settings.spool, localZone: TimeZoneRules.local(environment: settings.environment), logger: logger,
+                                      readDeadline: deadline ?? .seconds(30))
         self.systemd = ServiceNotifier(environment: settings.environment)
     }
 
@@ -189,6 +194,13 @@ final class Daemon: @unchecked Sendable {
         let listing = try worker.listJobs()
         if let manual = settings.spool.quietSwitch() { engine.setQuietSwitch(manual) }
         apply(engine.handle(.started(jobs: listing.jobs, strays: listing.strays), now: clock.now))
+        calendars.onStatusChange { [weak self] list in
+            guard let self else { return }
+            queue.async { [self] in
+                calendarStatus = list
+                writeStatus()
+            }
+        }
         calendars.configure(engine.config, localZone: engine.localZone)
         queryServer = QueryServer(spool: settings.spool, queue: queryQueue, logger: logger, snapshot: { [unowned self] in
             queue.sync {
@@ -396,6 +408,13 @@ final class Daemon: @unchecked Sendable {
     static let smallBatch = 1 << 20
 
     private func stopOnQueue() {
+        // Whatever a queue is doing (a read on a hung mount, a disk that stalls), heraldd is
+        // gone within a second of SIGTERM: what is on disk is all it needs to start again.
+        _ = DetachedThread.start(name: "herald.stop") {
+            usleep(900_000)
+            LogWriter.flush()
+            _exit(0)
+        }
         systemd.send("STOPPING=1")
         for source in [watchdog, maintenance, timer] { source?.cancel() }
         watcher?.cancel()
@@ -408,20 +427,43 @@ final class Daemon: @unchecked Sendable {
         // taken up again at the next start (a clean stop is no strike against its file).
         spoolQueue.sync {}
         WorkClaim.clear(spool: settings.spool, name: WorkClaim.intake)
-        WorkClaim.clear(spool: settings.spool, name: WorkClaim.calendar)
+        for note in CalendarSync.notes(in: settings.spool) { WorkClaim.clear(spool: settings.spool, name: note) }
         writeStatus(force: true, running: false)
     }
 
-    /// WATCHDOG=1 every half of WatchdogSec, sent from the scheduler's queue: if that queue
-    /// is stuck, the pings stop and systemd restarts heraldd.
+    /// WATCHDOG=1 every half of WatchdogSec, sent from the scheduler's queue while the queues
+    /// heraldd cannot work without answer: each tick hands the spool queue and the calendar
+    /// queue a check, and one not run by the next-but-one tick (a queue stuck on a hung disk)
+    /// stops the pings, so systemd restarts heraldd. (A calendar source's own reads are
+    /// watched by `CalendarSync`: a hung mount costs that source, not a restart.)
     private func startWatchdog() {
         guard let interval = systemd.watchdogInterval else { return }
         let source = DispatchSource.makeTimerSource(queue: queue)
         source.schedule(deadline: .now(), repeating: .microseconds(Int(interval / 2)), leeway: .microseconds(Int(interval / 20)))  // monotonic: systemd's watchdog counts CLOCK_MONOTONIC; no pings are owed across a suspend
-        source.setEventHandler { [unowned self] in systemd.send("WATCHDOG=1") }
+        let watched: [(name: String, queue: DispatchQueue)] = [("spool", spoolQueue), ("calendar", calendars.queueForWatchdog)]
+        let unanswered = Mutex<[String: Int]>([:])
+        source.setEventHandler { [unowned self] in
+            var stuck: [String] = []
+            for (name, watchedQueue) in watched {
+                let ticks = unanswered.withLock { seen -> Int in
+                    defer { seen[name, default: 0] += 1 }
+                    return seen[name] ?? 0
+                }
+                if ticks == 0 { watchedQueue.async { unanswered.withLock { $0[name] = nil } } }
+                if ticks >= 2 { stuck.append(name) }
+            }
+            guard stuck.isEmpty else {
+                if !watchdogWithheld { logger.critical("A queue does not answer; systemd's watchdog will restart heraldd", metadata: ["queues": "\(stuck)"]) }
+                watchdogWithheld = true
+                return
+            }
+            watchdogWithheld = false
+            systemd.send("WATCHDOG=1")
+        }
         source.resume()
         watchdog = source
     }
+    private var watchdogWithheld = false
 
     /// Prunes old records, and rewrites the document pack when it is missing or mostly stale,
     /// now and once a day, off the scheduler's queue.
@@ -503,6 +545,7 @@ final class Daemon: @unchecked Sendable {
         var status = DaemonStatus(pid: running ? getpid() : 0, version: HeraldVersion.string, startedAt: startedAt,
                                   notifier: settings.notifierName, pending: engine.pendingCount)
         status.server = engine.serverTraits?.label
+        status.calendars = calendarStatus
         if let dnd = engine.desktopQuiet {
             status.doNotDisturb = dnd.source
             status.doNotDisturbSince = dnd.since

@@ -39,7 +39,13 @@ final class QueryServer {
                 let client = herald_accept(fd)
                 if client < 0 { break }
                 var uid: uid_t = 0
-                guard herald_peer_uid(client, &uid) == 0, uid == geteuid(), clients.count < Self.maximumClients else {
+                guard herald_peer_uid(client, &uid) == 0, uid == geteuid() else {
+                    close(client)
+                    continue
+                }
+                guard clients.count < Self.maximumClients else {
+                    // Said, not just closed: the CLI waits a moment and asks again, or says heraldd is busy.
+                    _ = SpoolSocket.busyLine.withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                     close(client)
                     continue
                 }
@@ -56,7 +62,8 @@ final class QueryServer {
         unlink(path)
     }
 
-    /// The most clients served at once; more are closed at once (the CLI then lists jobs/ itself).
+    /// The most clients served at once; more are told `busy` and closed (the CLI asks again for
+    /// a few seconds, then lists jobs/ itself for a question, or says so for a request).
     static let maximumClients = 32
     /// The whole exchange, from connect to the last byte of the answer: a client that says its
     /// question a byte a second, or never reads the answer, is cut off then, and never holds up

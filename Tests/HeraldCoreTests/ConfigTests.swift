@@ -212,7 +212,7 @@ struct ConfigTests {
         var values: [String: String] = [
             "profile.name": "Env Name", "profile.address": "1 Env Road",
             "defaults.lead": "20m", "defaults.urgency": "low", "defaults.snooze": "7m",
-            "calendars.sources": "/env/cal", "calendars.writeBack": "all", "sync.calendar": "~/env-synced", "sync.default": "sync",
+            "calendars.sources": "/env/cal", "calendars.writeBack": "all", "calendars.limit": "77", "sync.calendar": "~/env-synced", "sync.default": "sync",
             "spool": "/env/spool", "log.level": "debug", "catchUp.grace": "2h", "limits.retention": "30d", "limits.jobs": "5",
             "popups.snoozeChoices": "3m", "popups.maxRepeats": "2", "popups.summaryAfter": "4",
             "quietHours": "21:00-06:00", "quietWithDesktop": "false", "habits.weekStart": "sunday",

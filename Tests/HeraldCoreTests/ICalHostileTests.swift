@@ -26,7 +26,8 @@ import Testing
     }
 
     func plan(_ file: ICalendarFile) -> (alarms: [CalendarAlarm], problems: [ICalError], steps: Int) {
-        file.measuredAlarms(from: from, to: to, localZone: .utc)
+        let r = file.measuredAlarms(from: from, to: to, localZone: .utc)
+        return (r.alarms, r.problems, r.steps)
     }
 
     /// Plans a fixture and checks what every case shares: the good item alarms, the steps stay in

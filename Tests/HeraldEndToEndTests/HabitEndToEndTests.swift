@@ -113,7 +113,7 @@ struct HabitEndToEndTests {
         (["habit", "done", "Read", "--date", "last tuesday"], 64, "herald: --date: 'last tuesday' is not a date (YYYY-MM-DD)"),
         (["habit", "undo", "Read"], 65, "herald: 'Read' was not done on "),
         (["habit", "add", "Walk", "--every", "25:00"], 65, "herald: --every: '25:00' is not a calendar expression: hour 25 is out of range 0..23"),
-        (["habit", "add", "Walk", "--every", "daily", "--icon", "/nonexistent/walk.png"], 64, "herald: --icon: '/nonexistent/walk.png' is not an image file"),
+        (["habit", "add", "Walk", "--every", "daily", "--icon", "/nonexistent/walk.png"], 64, "herald: --icon: '/nonexistent/walk.png': it cannot be read: No such file or directory"),
         (["remind", "--every", "Mon..", "x"], 65, "herald: --every: 'Mon..' is not a calendar expression: the weekday range after 'Mon' has no end"),
         (["snooze", "nothing"], 65, "herald: no pending or fired job 'nothing' (see 'herald list')"),
     ] as [([String], Int32, String)])

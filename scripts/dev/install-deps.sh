@@ -10,7 +10,7 @@
 set -eu
 
 build="libnotify-dev libcanberra-dev libsqlite3-dev pkg-config tzdata"
-test="$build dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at faketime sqlite3 make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme python3-radicale khal vdirsyncer todoman python3-caldav curl python3-matplotlib gnome-shell gjs dconf-service dconf-gsettings-backend libglib2.0-bin"
+test="$build fuse3 libfuse2 python3-fusepy dbus-daemon dbus-bin python3-dbus python3-dbusmock systemd procps at faketime sqlite3 make bsdutils pulseaudio pulseaudio-utils libcanberra-pulse sound-theme-freedesktop sox xvfb xfce4-notifyd xfconf at-spi2-core python3-pyatspi gir1.2-atspi-2.0 xdotool imagemagick fonts-dejavu-core adwaita-icon-theme python3-radicale khal vdirsyncer todoman python3-caldav curl python3-matplotlib gnome-shell gjs dconf-service dconf-gsettings-backend libglib2.0-bin"
 screenshot="$build dbus-daemon dbus-bin xvfb dunst imagemagick fonts-dejavu-core adwaita-icon-theme"
 profile="$build valgrind binutils python3"
 compat="$test dunst notification-daemon mate-notification-daemon mako-notifier sway grim libnotify-bin plasma-workspace sway-notification-center"

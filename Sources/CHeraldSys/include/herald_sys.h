@@ -33,6 +33,9 @@ int herald_rename_exchange(const char *a, const char *b);
 /* renameat2(RENAME_NOREPLACE): fails with EEXIST instead of replacing `to`. Returns 0, or -1. */
 int herald_rename_noreplace(const char *from, const char *to);
 
+/* The same within the directory open as `dirfd`. Returns 0, or -1 with errno. */
+int herald_renameat_noreplace(int dirfd, const char *from, const char *to);
+
 /* Whether some process has the file open for writing: a read lease (F_SETLEASE F_RDLCK), which
    the kernel refuses while the file has a writer, is taken and given back. 1 or 0. */
 int herald_has_writer(int fd);

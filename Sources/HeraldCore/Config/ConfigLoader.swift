@@ -18,7 +18,7 @@ public enum ConfigLoader {
     public static let keys: [String] = [
         "profile.name", "profile.address",
         "defaults.lead", "defaults.urgency", "defaults.snooze",
-        "calendars.sources", "calendars.writeBack", "sync.calendar", "sync.default",
+        "calendars.sources", "calendars.writeBack", "calendars.limit", "sync.calendar", "sync.default",
         "spool", "log.level", "catchUp.grace", "limits.retention", "limits.jobs",
         "popups.snoozeChoices", "popups.maxRepeats", "popups.summaryAfter", "popups.sound.repeating",
         "quietHours", "quietWithDesktop", "habits.weekStart",
@@ -315,6 +315,12 @@ public enum ConfigLoader {
         if let v = value("limits.jobs") {
             guard let n = Int(v.text), n >= 1 else { throw ConfigError("\(v.source): \"\(v.text)\" is not a whole number above 0") }
             config.maxJobs = n
+        }
+        if let v = value("calendars.limit") {
+            guard let n = Int(v.text), (1...1_000_000).contains(n) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a whole number from 1 to 1000000")
+            }
+            config.calendarLimit = n
         }
         if let v = value("defaults.urgency") {
             guard let u = Job.Urgency(rawValue: v.text) else {

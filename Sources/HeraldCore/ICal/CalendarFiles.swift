@@ -12,44 +12,44 @@ public enum CalendarFiles {
 
     /// The `.ics` files of `path`: the file itself, or those in the folder and in its
     /// sub-folders one level down (collections), sorted; hidden names and temporary files
-    /// (which do not end in `.ics`) are left out.
+    /// (which do not end in `.ics`) are left out, and so is anything reached through a link
+    /// below the source (`SourceFolder`).
     public static func list(_ path: String) throws(FileSystemError) -> [String] {
-        var st = stat()
-        guard stat(path, &st) == 0 else { throw FileSystemError(operation: "read", path: path, code: errno) }
-        guard (st.st_mode & S_IFMT) == S_IFDIR else { return [path] }
-        var out: [String] = []
-        for name in try FileSystem.list(path).sorted() where !name.hasPrefix(".") {
-            let full = path + "/" + name
-            if name.hasSuffix(".ics") { out.append(full); continue }
-            var sub = stat()
-            guard stat(full, &sub) == 0, (sub.st_mode & S_IFMT) == S_IFDIR else { continue }
-            for inner in ((try? FileSystem.list(full)) ?? []).sorted() where !inner.hasPrefix(".") && inner.hasSuffix(".ics") {
-                out.append(full + "/" + inner)
-            }
-        }
-        return out
+        let folder = try SourceFolder(source: path)
+        return try folder.list().map(folder.path(of:))
     }
 
-    /// The collections to watch: the folder and its sub-folders (nothing for a single file).
+    /// The collections to watch: the folder and its sub-folders (a single file: its folder).
     public static func folders(_ path: String) -> [String] {
-        var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return [] }
-        var out = [path]
-        for name in ((try? FileSystem.list(path)) ?? []).sorted() where !name.hasPrefix(".") {
-            var sub = stat()
-            if stat(path + "/" + name, &sub) == 0, (sub.st_mode & S_IFMT) == S_IFDIR { out.append(path + "/" + name) }
-        }
-        return out
+        (try? SourceFolder(source: path))?.folders() ?? []
     }
 
-    /// Reads and parses one file; the error names the file and the line.
+    /// What a calendar file must be to be read: a regular file of at most `maximumFileSize`.
+    public static let readable = FileRules(maximumSize: maximumFileSize)
+
+    /// Reads and parses one item file of a source, opened from the source's folder without
+    /// following links or waiting on a FIFO (`SourceFolder.open`); the error names the file and the line.
+    public static func read(_ names: [String], in folder: SourceFolder) -> Result<ICalendarFile, CalendarFileError> {
+        parse(folder.open(names, rules: readable).flatMap { $0.readAll() }, path: folder.path(of: names))
+    }
+
+    /// Reads and parses one file named by the user (`herald calendar check FILE`): the file
+    /// itself may be a link they chose, but a FIFO or a device is refused without blocking.
     public static func read(_ path: String) -> Result<ICalendarFile, CalendarFileError> {
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.read(path, limit: maximumFileSize + 1, followLinks: true) } catch {
-            return .failure(CalendarFileError(path: path, line: nil, message: error.description))
+        guard let folder = try? SourceFolder(source: path), let names = folder.names(of: path) else {
+            var st = stat()
+            let why = stat(path, &st) != 0 ? String(cString: strerror(errno)) : "not a regular file"
+            return .failure(CalendarFileError(path: path, line: nil, message: why))
         }
-        guard bytes.count <= maximumFileSize else {
-            return .failure(CalendarFileError(path: path, line: nil, message: "larger than \(maximumFileSize >> 20) MiB"))
+        return read(names, in: folder)
+    }
+
+    static func parse(_ read: Result<[UInt8], SpoolFileError>, path: String) -> Result<ICalendarFile, CalendarFileError> {
+        let bytes: [UInt8]
+        switch read {
+        case .success(let b): bytes = b
+        case .failure(.tooLarge): return .failure(CalendarFileError(path: path, line: nil, message: "larger than \(maximumFileSize >> 20) MiB"))
+        case .failure(let problem): return .failure(CalendarFileError(path: path, line: nil, message: "it \(problem.description)"))
         }
         do { return .success(try ICalendarFile(path: path, bytes: bytes)) } catch {
             return .failure(CalendarFileError(path: path, line: error.line, message: error.message))

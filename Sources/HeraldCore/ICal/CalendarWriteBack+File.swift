@@ -14,53 +14,41 @@ extension CalendarWriteBack {
     /// How often a write-back starts over when a sync changed the file while it was written.
     public static let attempts = 5
 
-    /// Reads the file, applies the change and puts the result in place atomically (a hidden
-    /// temporary file beside it, fsynced, renamed over it, keeping its mode). Returns false
-    /// when there was nothing to change. The file itself is never a symlink that is followed,
-    /// and the temporary file is new (O_EXCL, a random name) and given its mode on the descriptor.
+    /// Reads the file, applies the change and puts the result in place atomically
+    /// (`SourceFolder.replace`: a hidden temporary file beside it, fsynced, renamed over it,
+    /// keeping its mode). Returns false when there was nothing to change. The file is reached
+    /// from `folder` by plain names (never through a link or `..`), and must be a regular file
+    /// of this user's.
     ///
     /// A file changed meanwhile (a sync run, an editor) wins: the change is applied again to
     /// what it holds now, up to `attempts` times. `beforeRename` lets a test change it then.
-    public func perform(localZone: TimeZoneRules, beforeRename: () -> Void = {}) throws(Failure) -> Bool {
+    public func perform(in folder: SourceFolder, localZone: TimeZoneRules, beforeRename: () -> Void = {}) throws(Failure) -> Bool {
+        guard let names = folder.names(of: file) else {
+            throw Failure(description: "'\(file)' is not an item file of the calendar '\(folder.source)'; not written")
+        }
         for _ in 0..<Self.attempts {
-            if let written = try attempt(localZone: localZone, beforeRename: beforeRename) { return written }
+            if let written = try attempt(folder, names, localZone: localZone, beforeRename: beforeRename) { return written }
         }
         throw Failure(description: "'\(file)' kept changing while Herald wrote to it (\(Self.attempts) tries); not written")
     }
 
     /// One read, change and rename; nil when the file changed before the rename (nothing written).
-    private func attempt(localZone: TimeZoneRules, beforeRename: () -> Void) throws(Failure) -> Bool? {
-        var st = stat()
-        guard lstat(file, &st) == 0 else { throw Failure(description: "cannot read '\(file)': \(String(cString: strerror(errno)))") }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw Failure(description: "'\(file)' is not a regular file; not written") }
+    private func attempt(_ folder: SourceFolder, _ names: [String], localZone: TimeZoneRules, beforeRename: () -> Void) throws(Failure) -> Bool? {
+        guard let version = folder.version(of: names) else { throw Failure(description: "cannot read '\(file)': it is gone") }
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(file, limit: CalendarFiles.maximumFileSize, followLinks: false) } catch {
-            throw Failure(description: error.description)
+        switch folder.open(names, rules: SourceFolder.writable).flatMap({ $0.readAll() }) {
+        case .success(let b): bytes = b
+        case .failure(let problem): throw Failure(description: "'\(file)' \(problem.description); not written")
         }
         var rng = SystemRandomNumberGenerator()
         guard let (lines, crlf) = try apply(to: bytes, localZone: localZone, zones: ZoneFiles.lookup, newUID: { "herald-" + JobID.random(using: &rng) }) else { return false }
         let end = crlf ? "\r\n" : "\n"
-        let text = lines.joined(separator: end) + end
-        let dir = parentDirectory(of: file)
-        let base = file.split(separator: "/").last.map(String.init) ?? "item.ics"
-        let tmp = (dir.isEmpty ? "." : dir) + "/.herald-" + base + "." + JobID.random(using: &rng) + ".tmp"
-        do {
-            try FileSystem.writeFile(Array(text.utf8), at: tmp, options: [.exclusiveCreate, .noFollow], sync: true,
-                                     mode: st.st_mode & 0o777)
-        } catch { throw Failure(description: error.description) }
         beforeRename()
-        // Changed since it was read (a sync run, an editor): it wins; the caller applies the change again.
-        var now = stat()
-        guard stat(file, &now) == 0, now.st_ino == st.st_ino, now.st_size == st.st_size, now.st_mtim.tv_sec == st.st_mtim.tv_sec,
-              now.st_mtim.tv_nsec == st.st_mtim.tv_nsec else {
-            unlink(tmp)
-            return nil
-        }
-        guard rename(tmp, file) == 0 else {
-            let message = String(cString: strerror(errno))
-            unlink(tmp)
-            throw Failure(description: "cannot replace '\(file)': \(message)")
-        }
-        return true
+        do {
+            switch try folder.replace(names, with: Array((lines.joined(separator: end) + end).utf8), unchangedSince: version) {
+            case .replaced: return true
+            case .changed: return nil
+            }
+        } catch { throw Failure(description: error.description) }
     }
 }

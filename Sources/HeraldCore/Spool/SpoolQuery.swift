@@ -67,27 +67,11 @@ public enum SpoolQuery {
     }
 
     /// Asks the heraldd running on `spool`; nil when none answers (not running, an older
-    /// version, a socket path too long, or no answer within `timeout` seconds).
+    /// version, busy for a while, a socket path too long, or no answer within `timeout` seconds):
+    /// the CLI then lists `jobs/` itself.
     public static func ask(_ spool: Spool, _ request: Request, timeout: Int = 2) -> Answer? {
-        let path = socketPath(spool)
-        guard path.utf8.count <= maximumPathLength else { return nil }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var limit = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard withAddress(path, { connect(fd, $0, $1) }) == 0 else { return nil }
-        guard FileSystem.writeAll(fd, Array(encode(request).utf8)) else { return nil }
-        shutdown(fd, Int32(SHUT_WR))
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
+        guard case .answered(let bytes) = SpoolSocket.exchangePatiently(spool, encode(request), timeout: timeout, maximumAnswer: 64 << 20,
+                                                                          patience: 1) else { return nil }
         return decodeAnswer(bytes)
     }
 

@@ -105,35 +105,24 @@ extension SpoolQuery {
     public enum Delivery: Sendable, Equatable {
         /// No heraldd listens (or an older one that does not know requests): do it yourself.
         case noDaemon
+        /// heraldd is there but kept refusing new clients (too many at once): nothing was done.
+        case busy
         /// heraldd took the request but its answer did not come (in time, or readable): it may
         /// have been carried out; never do it a second time.
         case noAnswer
         case answered(ClientAnswer)
     }
 
-    /// Hands `request` to the heraldd running on `spool` and waits for its answer.
+    /// Hands `request` to the heraldd running on `spool` and waits for its answer (asked again
+    /// for a few seconds while heraldd is busy).
     public static func perform(_ spool: Spool, _ request: ClientRequest, timeout: Int = requestTimeout) -> Delivery {
-        let path = socketPath(spool)
-        guard path.utf8.count <= maximumPathLength else { return .noDaemon }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .noDaemon }
-        defer { close(fd) }
-        var limit = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard withAddress(path, { connect(fd, $0, $1) }) == 0 else { return .noDaemon }
-        // Not written whole: heraldd read at most part of a line, which it does not act on.
-        guard FileSystem.writeAll(fd, Array(encode(request).utf8)) else { return .noDaemon }
-        shutdown(fd, Int32(SHUT_WR))
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 512)
-        while bytes.count <= maximumLine {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n < 0 { if errno == EINTR { continue }; return .noAnswer }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
+        switch SpoolSocket.exchangePatiently(spool, encode(request), timeout: timeout, maximumAnswer: maximumLine) {
+        case .noDaemon: return .noDaemon
+        case .busy: return .busy
+        case .noAnswer: return .noAnswer
+        case .answered(let bytes):
+            if bytes == Array("error unknown request\n".utf8) { return .noDaemon }
+            return decodeClientAnswer(bytes).map { .answered($0) } ?? .noAnswer
         }
-        if bytes == Array("error unknown request\n".utf8) { return .noDaemon }
-        return decodeClientAnswer(bytes).map { .answered($0) } ?? .noAnswer
     }
 }

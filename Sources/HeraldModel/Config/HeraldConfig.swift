@@ -127,6 +127,9 @@ public struct HeraldConfig: Sendable, Equatable {
     public var retention: Span = .minutes(60 * 24 * 30)
     /// The most jobs the spool accepts; past it new jobs are refused (`limits.jobs`).
     public var maxJobs = 200_000
+    /// The most items one calendar source plans (`calendars.limit`): within its share of the
+    /// spool (`CalendarShares`), the items nearest in time.
+    public var calendarLimit = 5000
     /// The first day of a habit's week (0 = Monday ... 6 = Sunday), for targets such as 3/week.
     public var weekStart = 0
     /// The calendars whose alarms heraldd shows (the synced collection among them, written back).

@@ -62,8 +62,10 @@ extension Engine {
             if case .move(let next) = step { answer = .acknowledged(next: next) } else { answer = .acknowledged(next: nil) }
         case .snooze(_, let length, let until, let hint, _):
             let pending = load.finished ? nil : load.name
-            // The engine's own popup says best what was shown last; else the CLI's reading of the history.
-            let lastShown = onScreen?.name.occurrence ?? hint ?? (load.finished ? load.name.occurrence : nil)
+            // The engine's own popup says best what was shown last; else the CLI's reading of the
+            // history, taken only when it is one of the job's own times, and past.
+            let hinted = hint.flatMap { h in h <= now && schedule.firing(after: h - Span(microseconds: 1)) == h ? h : nil }
+            let lastShown = onScreen?.name.occurrence ?? hinted ?? (load.finished ? load.name.occurrence : nil)
             let target: JobFileName
             do { target = try JobDecision.snooze(id: id, pending: pending, lastShown: lastShown, now: now, length: length, until: until) } catch {
                 return refuse(error.code, error.message)

@@ -19,6 +19,9 @@ public enum JobDecision {
         return .finish
     }
 
+    /// How much later than now + its length a snooze may end (the CLI measures its length first).
+    public static let snoozeSlack = Span.seconds(60)
+
     /// `herald ack`'s history line: the occurrence is done.
     public static func ackRecord(_ pending: JobFileName, job: Job, schedule: JobSchedule, now: Instant) -> HistoryRecord {
         record(pending.id, occurrence: pending.occurrence, .done, job: job, schedule: schedule, now: now, note: "herald ack")
@@ -35,6 +38,11 @@ public enum JobDecision {
             throw ClientRefusal(.nothingToSnooze, "job '\(id)' has nothing to snooze")
         }
         if let until {
+            // Bounded against now: a time said in words ends the snooze no later than its length
+            // from now (a minute's slack for the time between saying and doing it).
+            guard until <= now + length + Self.snoozeSlack else {
+                throw ClientRefusal(.invalid, "the snooze's end \(ISO8601.format(until, offsetSeconds: 0, zulu: true)) is further than its length from now")
+            }
             guard until > target.occurrence else {
                 throw ClientRefusal(.beforeOwnTime, "the time is before the job's own time \(ISO8601.format(target.occurrence, offsetSeconds: 0, zulu: true)): use 'herald reschedule' to move it earlier")
             }

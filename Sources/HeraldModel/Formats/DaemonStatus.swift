@@ -18,6 +18,8 @@ public struct DaemonStatus: Sendable, Equatable {
     public var doNotDisturb: String?
     public var doNotDisturbSince: Instant?
     public var doNotDisturbFollowed = true
+    /// Each calendar source: what it holds, what is planned, and what is wrong with it.
+    public var calendars: [CalendarSourceStatus] = []
 
     public init(pid: Int32, version: String, startedAt: Instant, notifier: String, pending: Int = 0, lastError: String? = nil,
                 lastErrorAt: Instant? = nil, retryAt: Instant? = nil) {
@@ -40,6 +42,7 @@ public struct DaemonStatus: Sendable, Equatable {
             if let doNotDisturbSince { f.append(("doNotDisturbSince", .string(ISO8601.format(doNotDisturbSince, offsetSeconds: 0, zulu: true)))) }
             f.append(("doNotDisturbHolds", .bool(doNotDisturbFollowed)))
         }
+        if !calendars.isEmpty { f.append(("calendars", .array(calendars.map(\.jsonValue)))) }
         return JSONWriter.render(.object(f), pretty: true) + "\n"
     }
 
@@ -79,5 +82,77 @@ public struct DaemonStatus: Sendable, Equatable {
         if case .string(let s)? = o["doNotDisturb"] { doNotDisturb = s }
         doNotDisturbSince = instant("doNotDisturbSince")
         if case .bool(let b)? = o["doNotDisturbHolds"] { doNotDisturbFollowed = b }
+        if case .array(let list)? = o["calendars"] { calendars = list.prefix(1000).compactMap(CalendarSourceStatus.init(json:)) }
+    }
+}
+
+/// One calendar source as heraldd last planned it (`status.json`'s `calendars`).
+public struct CalendarSourceStatus: Sendable, Equatable {
+    public var source: String
+    public var files = 0
+    public var items = 0
+    /// Items with an alarm to show in the next weeks, and the jobs planned from them.
+    public var wanted = 0
+    public var planned = 0
+    /// The source's share of the spool (`calendars.limit`, half of `limits.jobs` between the
+    /// sources), the items left out for it, and new ones waiting for room in the spool.
+    public var share = 0
+    public var overShare = 0
+    public var waitingForRoom = 0
+    /// Why the source could not be listed, when it could not.
+    public var unreadable: String?
+    /// Since when a read of it has not come back (a hung mount), while it has not.
+    public var notAnsweringSince: Instant?
+
+    public init(source: String) { self.source = source }
+
+    /// Whether `herald status` and `herald doctor` have something to say about it.
+    public var needsAttention: Bool { overShare > 0 || waitingForRoom > 0 || unreadable != nil || notAnsweringSince != nil }
+
+    var jsonValue: JSONWriter.Value {
+        var f: [(String, JSONWriter.Value)] = [
+            ("source", .string(source)), ("files", .int(Int64(files))), ("items", .int(Int64(items))),
+            ("wanted", .int(Int64(wanted))), ("planned", .int(Int64(planned))), ("share", .int(Int64(share))),
+            ("overShare", .int(Int64(overShare))), ("waitingForRoom", .int(Int64(waitingForRoom))),
+        ]
+        if let unreadable { f.append(("unreadable", .string(unreadable))) }
+        if let notAnsweringSince { f.append(("notAnsweringSince", .string(ISO8601.format(notAnsweringSince, offsetSeconds: 0, zulu: true)))) }
+        return .object(f)
+    }
+
+    init?(json value: JSONValue) {
+        guard case .object(let o) = value, case .string(let source)? = o["source"] else { return nil }
+        self.source = source
+        func int(_ k: String) -> Int {
+            if case .number(let n)? = o[k], n.isFinite, n >= 0, n <= 1e12 { return Int(n) }
+            return 0
+        }
+        files = int("files"); items = int("items"); wanted = int("wanted"); planned = int("planned")
+        share = int("share"); overShare = int("overShare"); waitingForRoom = int("waitingForRoom")
+        if case .string(let s)? = o["unreadable"] { unreadable = s }
+        if case .string(let s)? = o["notAnsweringSince"] { notAnsweringSince = ISO8601.parseInstant(s) }
+    }
+
+    /// One line for a person: "~/.calendars/work: 225,000 items, 5,000 planned (its share), the rest skipped".
+    public func line(shownAs name: String, now: Instant) -> String {
+        if let since = notAnsweringSince {
+            return "\(name): not answering since \(RelativeTime.phrase(since, now: now)) (a hung mount or disk?); its jobs are kept"
+        }
+        if let unreadable { return "\(name): cannot be read (\(unreadable)); its jobs are kept" }
+        var text = "\(name): \(Self.grouped(wanted)) item\(wanted == 1 ? "" : "s") with alarms, \(Self.grouped(planned)) planned"
+        if overShare > 0 { text += " (its share is \(Self.grouped(share))), the \(Self.grouped(overShare)) furthest in time skipped" }
+        if waitingForRoom > 0 { text += "; \(Self.grouped(waitingForRoom)) wait for room in the spool (limits.jobs)" }
+        return text
+    }
+
+    /// 225000 as "225,000".
+    static func grouped(_ n: Int) -> String {
+        let digits = Array(String(n))
+        var out = ""
+        for (k, d) in digits.enumerated() {
+            if k > 0, (digits.count - k) % 3 == 0 { out.append(",") }
+            out.append(d)
+        }
+        return out
     }
 }

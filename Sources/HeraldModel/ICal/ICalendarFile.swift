@@ -76,11 +76,29 @@ public struct ICalendarFile: Sendable {
         return (planned.alarms, planned.problems)
     }
 
+    /// What heraldd plans from: `alarms(from:to:localZone:)`, except that an item with more
+    /// alarms in the window than one item may have (a reminder every minute, every 5 minutes)
+    /// is read again over a shorter window from `now` (`denseWindows`), instead of being
+    /// skipped. `completeUntil` is how far every item's alarms are known: plan again by then.
+    public func plannedAlarms(from: Instant, to: Instant, now: Instant, localZone: TimeZoneRules)
+        -> (alarms: [CalendarAlarm], problems: [ICalError], completeUntil: Instant) {
+        let planned = measuredAlarms(from: from, to: to, localZone: localZone, denseFrom: now)
+        return (planned.alarms, planned.problems, planned.completeUntil)
+    }
+
+    /// The windows a dense item is read over instead, from now: a day, else an hour (a rule
+    /// every second has 3,600 alarms in an hour, within an item's budget). An hour before now
+    /// is read too, for the catch-up of one missed while heraldd was down.
+    public static let denseWindows: [Span] = [.seconds(86_400), .seconds(3600)]
+    static let denseCatchUp = Span.seconds(3600)
+
     /// `alarms(from:to:localZone:)` with the steps it spent (tests check them against the budgets).
-    func measuredAlarms(from: Instant, to: Instant, localZone: TimeZoneRules) -> (alarms: [CalendarAlarm], problems: [ICalError], steps: Int) {
+    func measuredAlarms(from: Instant, to: Instant, localZone: TimeZoneRules,
+                        denseFrom now: Instant? = nil) -> (alarms: [CalendarAlarm], problems: [ICalError], steps: Int, completeUntil: Instant) {
         var out: [CalendarAlarm] = []
         var problems = self.problems
         var steps = 0
+        var completeUntil = to
         for (n, item) in items.enumerated() {
             let stepLimit = min(ICalBudget.stepsPerItem, stepBudget - steps)
             let alarmLimit = min(ICalBudget.alarmsPerItem, ICalBudget.alarmsPerFile - out.count)
@@ -99,14 +117,45 @@ public struct ICalendarFile: Sendable {
                                               + " skipped: the file's budget of \(total) \(unit) is spent"))
                     break
                 }
+                steps += min(meter.spent, stepLimit)
+                // A dense item (too many alarms, or steps, for the whole window): its next day, or hour, will do.
+                if let now, let (dense, until, spent) = denseAlarms(item, from: max(from, now - Self.denseCatchUp), now: now, to: to,
+                                                                    localZone: localZone, stepsLeft: stepBudget - steps) {
+                    out += dense
+                    steps += spent
+                    completeUntil = min(completeUntil, until)
+                    continue
+                }
                 problems.append(ICalError(line: item.line, budget == .steps
                     ? "\(name) is skipped: expanding it takes over \(itemLimit) steps (the budget of one item)"
                     : "\(name) is skipped: it has over \(itemLimit) alarms in the window (the budget of one item)"))
+                continue
             }
             steps += min(meter.spent, stepLimit)
         }
         out.sort { ($0.at, $0.uid, $0.recurrenceID ?? "", $0.alarmIndex) < ($1.at, $1.uid, $1.recurrenceID ?? "", $1.alarmIndex) }
-        return (out, problems, steps)
+        return (out, problems, steps, completeUntil)
+    }
+
+    /// A dense item's alarms over the first of `denseWindows` that keeps within an item's
+    /// budgets, and the end of that window; nil when none does.
+    private func denseAlarms(_ item: ICalItem, from: Instant, now: Instant, to: Instant, localZone: TimeZoneRules,
+                             stepsLeft: Int) -> (alarms: [CalendarAlarm], until: Instant, steps: Int)? {
+        var spent = 0
+        for window in Self.denseWindows {
+            let until = min(to, now + window)
+            let limit = min(ICalBudget.stepsPerItem, stepsLeft - spent)
+            guard limit > 0 else { return nil }
+            var meter = ICalMeter(limit: limit)
+            do {
+                let found = try item.alarms(from: from, to: until, localZone: localZone, meter: &meter, alarmLimit: ICalBudget.alarmsPerItem)
+                return (found, until, spent + meter.spent)
+            } catch {
+                spent += min(meter.spent, limit)
+                guard error.budget != nil else { return nil }
+            }
+        }
+        return nil
     }
 }
 

@@ -106,6 +106,12 @@ extension Job {
             job.sound = sound
         }
         try job.checkKindRules(present: Set(o.keys)) { job throws(JobError) in try kind.rules.decodeFields(o, into: &job) }
+        // Calendar jobs have ids of their own: no other job can take one, or shadow one.
+        if kind == .calendar {
+            guard let id = job.id, CalendarPlanner.isCalendarJobID(id) else { throw JobError("a calendar job's 'id' must start with 'cal-'") }
+        } else if let id = job.id, CalendarPlanner.isCalendarJobID(id) {
+            throw JobError("field 'id' starts with 'cal-', which only calendar jobs may", value: o["id"]?.snippet())
+        }
         job.resolveZones(zones)
         if !job.every.isEmpty { _ = try JobSchedule(job, localZone: localZone) }
         return job
@@ -205,4 +211,26 @@ extension Job {
 
     /// One line of JSON (no trailing newline): the job file's content.
     public func encoded(zone: TimeZoneRules = .utc) -> String { JSONWriter.render(jsonValue(zone: zone)) }
+}
+
+extension Job {
+    /// The document this job is written as, checked as heraldd's intake will check it: its size
+    /// once written out (a control character takes six bytes there, a quote two) and the intake's
+    /// own decoder. Every writer of a job file calls it, so what a writer accepts heraldd shows.
+    ///
+    /// - Parameter zones: where the zones it names are found (default: the rules it carries).
+    /// - Throws: `JobError` naming what is wrong.
+    public func checkedDocument(zone: TimeZoneRules, localZone: TimeZoneRules, zones: ZoneLookup? = nil) throws(JobError) -> String {
+        let document = encoded(zone: zone) + "\n"
+        let size = document.utf8.count
+        guard size <= Job.maximumFileSize else {
+            // Name the field that takes the room: the person knows it by that name.
+            let fields: [(String, String?)] = [("title", title), ("text", text), ("icon", icon), ("sound", sound)]
+            let widest = fields.compactMap { name, value in value.map { (name, JSONWriter.render(.string($0)).utf8.count) } }.max { $0.1 < $1.1 }
+            let which = widest.map { " (its \($0.0) takes \($0.1) bytes written out)" } ?? ""
+            throw JobError("the job file would be \(size) bytes, more than the \(Job.maximumFileSize / 1024) KiB heraldd takes" + which)
+        }
+        _ = try Job.decode(Array(document.utf8), zones: zones ?? zoneLookup, localZone: localZone)
+        return document
+    }
 }

@@ -15,11 +15,14 @@ public enum SyncedItem {
     public static func uid(for id: String) -> String { "herald-" + id }
     public static func fileName(for id: String) -> String { uid(for: id) + ".ics" }
 
-    /// The job id of an item Herald wrote (`herald-ID`), else nil.
+    /// The job id of an item Herald wrote (`herald-ID`), else nil. A UID comes from whoever
+    /// wrote the calendar: the id is a plain name (no `/`, no leading dot, no `..`), and never
+    /// one of the calendar jobs' own (`cal-`).
     public static func jobID(ofUID uid: String) -> String? {
         guard uid.hasPrefix("herald-") else { return nil }
         let id = String(uid.dropFirst(7))
-        return Job.isValidID(id) ? id : nil
+        guard Job.isValidID(id), !id.hasPrefix("."), !id.contains(".."), !CalendarPlanner.isCalendarJobID(id) else { return nil }
+        return id
     }
 
     /// The property that marks Herald's items and says which kind they stand for.

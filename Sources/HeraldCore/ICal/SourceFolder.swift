@@ -1,0 +1,260 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CHeraldSys
+import SystemPackage
+
+/// A calendar source's files, reached from one open directory descriptor: a vdir (a folder of
+/// `.ics` files, or of collection folders holding them) or the folder of a single `.ics` file.
+///
+/// A calendar is written by other people and programs, and a job document names its item's
+/// file by path; so every file Herald reads, rewrites or deletes for a calendar is found here,
+/// by plain names walked with `openat(O_NOFOLLOW)` from the source's own directory: no `..`, no
+/// symbolic link, at most one collection folder deep, and, to be written or deleted, a regular
+/// file owned by this user. A path string is never trusted because of its prefix.
+public final class SourceFolder {
+    /// The source as configured, and the directory its descriptor holds.
+    public let source: String
+    public let root: String
+    /// Set for a single-file source: the only name it holds.
+    public let singleFile: String?
+    private let directory: FileDescriptor
+
+    /// Opens the source. The configured path itself may be a symbolic link (the user named it);
+    /// nothing below it may.
+    public init(source: String) throws(FileSystemError) {
+        var path = source
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        self.source = path
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw FileSystemError(operation: "read", path: path, code: errno) }
+        if st.st_mode & S_IFMT == S_IFDIR {
+            root = path
+            singleFile = nil
+        } else {
+            // A single file named by the user: where a link they made points.
+            var target = path
+            if let real = realpath(path, nil) {
+                target = String(cString: real)
+                free(real)
+            }
+            let parent = parentDirectory(of: target)
+            root = parent.isEmpty ? "." : parent
+            singleFile = String(target.split(separator: "/").last ?? "")
+        }
+        let fd = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: root, code: errno) }
+        directory = FileDescriptor(rawValue: fd)
+    }
+
+    deinit { try? directory.close() }
+
+    /// The configured source of `file` among `sources`, opened, and `file`'s names under it;
+    /// nil when no source holds it as an item file (see `names(of:)`).
+    public static func owning(_ file: String, among sources: [String]) -> (folder: SourceFolder, names: [String])? {
+        for source in sources {
+            guard let folder = try? SourceFolder(source: source), let names = folder.names(of: file) else { continue }
+            return (folder, names)
+        }
+        return nil
+    }
+
+    /// `file` as the names walked from the source: `[item.ics]` or `[collection, item.ics]`,
+    /// each a plain name (no `/`, not hidden, so never `.` or `..`), the last ending in `.ics`.
+    /// Nil for anything else, however it is spelled.
+    public func names(of file: String) -> [String]? {
+        if let singleFile { return file == source ? [singleFile] : nil }
+        guard file.hasPrefix(source + "/") else { return nil }
+        let parts = file.dropFirst(source.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard (1...2).contains(parts.count), parts.allSatisfy(Self.isPlainName), parts.last!.hasSuffix(".ics") else { return nil }
+        return parts
+    }
+
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && !name.utf8.contains(0) && name.utf8.count <= 255
+    }
+
+    /// The path the names stand for, for messages and job documents.
+    public func path(of names: [String]) -> String {
+        singleFile != nil ? source : ([source] + names).joined(separator: "/")
+    }
+
+    // MARK: walking
+
+    /// The directory holding the last name, opened without following links.
+    private func parent(of names: [String]) throws(FileSystemError) -> (FileDescriptor, owned: Bool) {
+        guard names.count == 2 else { return (directory, false) }
+        let fd = openat(directory.rawValue, names[0], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(operation: "open", path: path(of: names), code: errno) }
+        return (FileDescriptor(rawValue: fd), true)
+    }
+
+    private func withParent<T>(of names: [String], _ body: (FileDescriptor) throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+        let (fd, owned) = try parent(of: names)
+        defer { if owned { try? fd.close() } }
+        return try body(fd)
+    }
+
+    // MARK: reading
+
+    /// The item files: the `.ics` files of the folder and of its collection folders one level
+    /// down (a single-file source: that file), sorted, as names; hidden and temporary names
+    /// (not ending in `.ics`) are left out. Sub-folders are taken only as real folders, never
+    /// through a link.
+    public func list() throws(FileSystemError) -> [[String]] {
+        if let singleFile { return [[singleFile]] }
+        var out: [[String]] = []
+        for name in try names(in: directory, path: root).sorted() where Self.isPlainName(name) {
+            if name.hasSuffix(".ics") { out.append([name]); continue }
+            var st = stat()
+            guard fstatat(directory.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFDIR else { continue }
+            let sub = openat(directory.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard sub >= 0 else { continue }
+            let folder = FileDescriptor(rawValue: sub)
+            defer { try? folder.close() }
+            for inner in ((try? names(in: folder, path: root + "/" + name)) ?? []).sorted() where Self.isPlainName(inner) && inner.hasSuffix(".ics") {
+                out.append([name, inner])
+            }
+        }
+        return out
+    }
+
+    /// The collection folders to watch: the source's folder and its real sub-folders (for a
+    /// single file, its folder).
+    public func folders() -> [String] {
+        if singleFile != nil { return [root] }
+        var out = [root]
+        for name in ((try? names(in: directory, path: root)) ?? []).sorted() where Self.isPlainName(name) {
+            var st = stat()
+            if fstatat(directory.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFDIR { out.append(root + "/" + name) }
+        }
+        return out
+    }
+
+    private func names(in folder: FileDescriptor, path: String) throws(FileSystemError) -> [String] {
+        // fdopendir takes the descriptor it is given: hand it a copy.
+        let copy = dup(folder.rawValue)
+        guard copy >= 0 else { throw FileSystemError(operation: "list", path: path, code: errno) }
+        _ = lseek(copy, 0, SEEK_SET)
+        guard let dir = fdopendir(copy) else {
+            let e = FileSystemError(operation: "list", path: path, code: errno)
+            close(copy)
+            throw e
+        }
+        defer { closedir(dir) }
+        var out: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out
+    }
+
+    /// Opens an item file for reading, checked (`TrustedFile`): a FIFO, a device or a link is refused without blocking.
+    public func open(_ names: [String], rules: FileRules) -> Result<TrustedFile, SpoolFileError> {
+        do {
+            return try withParent(of: names) { parent in
+                TrustedFile.open(names.last!, in: parent, rules: rules, shownAs: path(of: names))
+            }
+        } catch {
+            return .failure(error.isNotFound ? .missing : .unreadable(error.reason))
+        }
+    }
+
+    /// A file's version: inode, size and modification time, as `lstat` sees it (nil: gone).
+    public func version(of names: [String]) -> String? {
+        guard let st = try? status(of: names) else { return nil }
+        return "\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+    }
+
+    func status(of names: [String]) throws(FileSystemError) -> stat {
+        try withParent(of: names) { parent throws(FileSystemError) in
+            var st = stat()
+            guard fstatat(parent.rawValue, names.last!, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+                throw FileSystemError(operation: "read", path: path(of: names), code: errno)
+            }
+            return st
+        }
+    }
+
+    // MARK: writing
+
+    /// What may be written or deleted: a regular file owned by this user.
+    public static let writable = FileRules(maximumSize: ICalBudget.maximumFileSize, ownedByUser: true)
+
+    /// Deletes an item file: only a regular file of this user's, never through a link.
+    public func remove(_ names: [String]) throws(FileSystemError) {
+        try withParent(of: names) { parent throws(FileSystemError) in
+            var st = stat()
+            let shown = path(of: names)
+            guard fstatat(parent.rawValue, names.last!, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+                throw FileSystemError(operation: "remove", path: shown, code: errno)
+            }
+            if let problem = TrustedFile.check(st, Self.writable) {
+                throw FileSystemError(operation: "remove", path: shown, code: EPERM, reason: "it \(problem.description)", isNotFound: false)
+            }
+            guard unlinkat(parent.rawValue, names.last!, 0) == 0 else { throw FileSystemError(operation: "remove", path: shown, code: errno) }
+            guard fsync(parent.rawValue) == 0 else { throw FileSystemError(operation: "sync directory of", path: shown, code: errno) }
+        }
+    }
+
+    /// Why a replace did not happen.
+    public enum ReplaceOutcome: Equatable, Sendable {
+        case replaced
+        /// The file changed since `unchangedSince` (a sync run, an editor): nothing written.
+        case changed
+    }
+
+    /// Writes `bytes` as the item file `names`: a new hidden file beside it (a random name,
+    /// O_EXCL, never through a link), given the old file's mode (or 0600 for a new one),
+    /// fsynced, renamed over it, and the folder synced. With `unchangedSince` (a version from
+    /// `version(of:)`), nothing is written when the file changed meanwhile; with
+    /// `create`, the name must not exist yet.
+    public func replace(_ names: [String], with bytes: [UInt8], unchangedSince: String? = nil,
+                        create: Bool = false) throws(FileSystemError) -> ReplaceOutcome {
+        try withParent(of: names) { parent throws(FileSystemError) -> ReplaceOutcome in
+            let shown = path(of: names), name = names.last!
+            var old = stat()
+            let exists = fstatat(parent.rawValue, name, &old, AT_SYMLINK_NOFOLLOW) == 0
+            if create, exists { throw FileSystemError(operation: "create", path: shown, code: EEXIST) }
+            if !create {
+                guard exists else { throw FileSystemError(operation: "replace", path: shown, code: errno) }
+                if let problem = TrustedFile.check(old, Self.writable) {
+                    throw FileSystemError(operation: "replace", path: shown, code: EPERM, reason: "it \(problem.description)", isNotFound: false)
+                }
+            }
+            var rng = SystemRandomNumberGenerator()
+            let temporary = "." + name + "." + JobID.random(using: &rng) + ".tmp"
+            let fd = openat(parent.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw FileSystemError(operation: "create", path: root + "/" + temporary, code: errno) }
+            let file = FileDescriptor(rawValue: fd)
+            func discard() { _ = unlinkat(parent.rawValue, temporary, 0) }
+            do {
+                try file.closeAfter {
+                    if exists, fchmod(fd, old.st_mode & 0o777) != 0 { throw Errno(rawValue: errno) }
+                    _ = try file.writeAll(bytes)
+                    if fsync(fd) != 0 { throw Errno(rawValue: errno) }
+                }
+            } catch {
+                discard()
+                throw FileSystemError(operation: "write", path: shown, code: (error as? Errno)?.rawValue ?? EIO)
+            }
+            if let unchangedSince, version(of: names) != unchangedSince {
+                discard()
+                return .changed
+            }
+            let moved = create ? herald_renameat_noreplace(parent.rawValue, temporary, name) : renameat(parent.rawValue, temporary, parent.rawValue, name)
+            guard moved == 0 else {
+                let e = FileSystemError(operation: "replace", path: shown, code: errno)
+                discard()
+                throw e
+            }
+            guard fsync(parent.rawValue) == 0 else { throw FileSystemError(operation: "sync directory of", path: shown, code: errno) }
+            return .replaced
+        }
+    }
+}

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import SystemPackage
+
+/// What a file read from outside must be before a byte of it is read.
+public struct FileRules: Sendable {
+    /// The most bytes it may hold (checked on the descriptor: a device has no end).
+    public var maximumSize: Int
+    /// Owned by this user (spool files; calendar files Herald writes or deletes).
+    public var ownedByUser = false
+    /// Neither group- nor world-writable (spool files: another user could change a job).
+    public var privateToUser = false
+
+    public init(maximumSize: Int, ownedByUser: Bool = false, privateToUser: Bool = false) {
+        self.maximumSize = maximumSize; self.ownedByUser = ownedByUser; self.privateToUser = privateToUser
+    }
+}
+
+/// A file opened for reading after the one trust check every file from outside gets: opened
+/// with O_NOFOLLOW | O_NONBLOCK (a symlink is refused, a FIFO nobody writes returns at once
+/// instead of blocking for ever), then checked with fstat on the descriptor that will be read
+/// (a regular file, within `FileRules`), so a name swapped between two calls is caught.
+/// The descriptor is this object's: it is closed when the object goes.
+public final class TrustedFile {
+    public let descriptor: FileDescriptor
+    public let status: stat
+    public let path: String
+
+    private init(descriptor: FileDescriptor, status: stat, path: String) {
+        self.descriptor = descriptor; self.status = status; self.path = path
+    }
+
+    deinit { try? descriptor.close() }
+
+    public var size: Int { Int(status.st_size) }
+
+    /// Opens `name` in the directory open as `directory` (nil: `name` is a path), and checks it.
+    public static func open(_ name: String, in directory: FileDescriptor? = nil, rules: FileRules,
+                            shownAs path: String? = nil) -> Result<TrustedFile, SpoolFileError> {
+        let fd = openat(directory?.rawValue ?? AT_FDCWD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            switch errno {
+            case ELOOP: return .failure(.symlink)
+            case ENOENT: return .failure(.missing)
+            case ENXIO: return .failure(.notRegular)  // a socket
+            default: return .failure(.unreadable(String(cString: strerror(errno))))
+            }
+        }
+        let owned = FileDescriptor(rawValue: fd)
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let why = String(cString: strerror(errno))
+            try? owned.close()
+            return .failure(.unreadable(why))
+        }
+        if let problem = check(st, rules) {
+            try? owned.close()
+            return .failure(problem)
+        }
+        return .success(TrustedFile(descriptor: owned, status: st, path: path ?? name))
+    }
+
+    /// What is wrong with a file of status `st` under `rules`, or nil.
+    public static func check(_ st: stat, _ rules: FileRules) -> SpoolFileError? {
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symlink
+        default: return .notRegular
+        }
+        if rules.ownedByUser, st.st_uid != geteuid() { return .foreignOwner(uid: st.st_uid, expected: geteuid()) }
+        if rules.privateToUser, st.st_mode & 0o022 != 0 { return .writableByOthers(mode: st.st_mode & 0o7777) }
+        if st.st_size > rules.maximumSize { return .tooLarge(size: Int(st.st_size), limit: rules.maximumSize) }
+        return nil
+    }
+
+    /// The whole file (at most its rules' size: a file that grew since fstat is cut there).
+    public func readAll() -> Result<[UInt8], SpoolFileError> {
+        do {
+            return .success(try FileSystem.readAll(descriptor.rawValue, path: path, limit: size, size: size))
+        } catch {
+            return .failure(.unreadable(error.reason))
+        }
+    }
+
+    /// Opens, checks and reads `name` in one call.
+    public static func read(_ name: String, in directory: FileDescriptor? = nil, rules: FileRules) -> Result<[UInt8], SpoolFileError> {
+        open(name, in: directory, rules: rules).flatMap { $0.readAll() }
+    }
+}

@@ -1,0 +1,169 @@
+import Dispatch
+import Glibc
+import HeraldCore
+
+/// Reads one calendar source, on a queue of its own: its files (through `SourceFolder`: no
+/// link below the source, no FIFO waited on) parsed into the alarms of a window, one cached
+/// per file until the file changes. Everything that touches the source's folder happens here,
+/// write-backs included, so a source on a hung mount holds up this queue alone; `CalendarSync`
+/// notices the read that does not come back.
+final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
+    let source: HeraldConfig.CalendarSource
+    let queue: DispatchQueue
+    /// The crash-loop breaker's note of the file being planned, one per source.
+    private let claim: WorkClaim?
+    /// Each file's alarms as last read, while the file is unchanged and its window still
+    /// covers the plan's: an edit re-reads one file, not the whole calendar.
+    private var cache: [String: FileAlarms] = [:]
+
+    struct FileAlarms {
+        var version: String
+        /// How far its alarms are known (a dense item is read over a shorter window).
+        var until: Instant
+        var items: Int
+        var byUID: [(uid: String, alarms: [CalendarAlarm])]
+    }
+
+    /// A problem to report: keyed within its file, once per version of the file.
+    struct Problem {
+        var file: String
+        var key: String
+        var version: String
+        var message: String
+    }
+
+    /// What one read found.
+    struct Snapshot {
+        /// The source could not be listed (unmounted, being re-created): its jobs are kept.
+        var listingError: String?
+        var files: [String] = []
+        var items: [CalendarReconciliation.Item] = []
+        var itemCount = 0
+        var problems: [Problem] = []
+        /// Files that read cleanly (their earlier problems are forgotten).
+        var clean: Set<String> = []
+        var completeUntil: Instant?
+        var folders: [String] = []
+        var took: Span = .zero
+    }
+
+    init(source: HeraldConfig.CalendarSource, spool: Spool) {
+        self.source = source
+        queue = DispatchQueue(label: "herald.calendar.source", qos: .utility)
+        claim = WorkClaim(spool: spool, name: Self.noteName(source.path))
+    }
+
+    /// Remembers that heraldd already died once while planning `what` (a note left at start).
+    func suspect(_ what: String, strikes: Int) { claim?.suspect(what, strikes: strikes) }
+
+    /// The crash-loop note of a source: `.planning-` and a hash of its path.
+    static func noteName(_ path: String) -> String {
+        WorkClaim.calendar + "-" + String(CalendarPlanner.jobID(source: path, file: "", uid: "").dropFirst(4))
+    }
+
+    /// Reads every file of the source (on `queue`). `setAside`: the files heraldd died on
+    /// twice, by path, with the version set aside.
+    func read(now: Instant, grace: Span, localZone: TimeZoneRules, setAside: [String: String]) -> Snapshot {
+        let started = SystemClock().now
+        var snapshot = Snapshot()
+        let folder: SourceFolder
+        let list: [[String]]
+        do {
+            folder = try SourceFolder(source: source.path)
+            list = try folder.list()
+        } catch {
+            snapshot.listingError = "\(error)"
+            snapshot.took = SystemClock().now - started
+            return snapshot
+        }
+        snapshot.folders = folder.folders()
+        let from = now - grace - Span.seconds(86_400)
+        let until = now + CalendarPlanner.horizon + .seconds(86_400)
+        var seen: Set<String> = []
+        for names in list {
+            let file = folder.path(of: names)
+            seen.insert(file)
+            snapshot.files.append(file)
+            guard let version = folder.version(of: names) else { cache.removeValue(forKey: file); continue }
+            if let aside = setAside[file], aside == version {
+                snapshot.problems.append(Problem(file: file, key: "", version: version, message: "\(file): \(WorkClaim.reason)"))
+                continue
+            }
+            let read: FileAlarms
+            if let cached = cache[file], cached.version == version, cached.until >= now + CalendarPlanner.horizon {
+                read = cached
+            } else {
+                claim?.begin(version + " " + file)
+                defer { claim?.end() }
+                guard let fresh = parse(names, in: folder, version: version, from: from, until: until, now: now, localZone: localZone,
+                                        into: &snapshot) else {
+                    cache.removeValue(forKey: file)
+                    continue
+                }
+                read = fresh
+                cache[file] = fresh
+            }
+            if read.until < until { snapshot.completeUntil = min(snapshot.completeUntil ?? read.until, read.until) }
+            snapshot.itemCount += read.items
+            let collection = names.count == 2 ? names[0] : ""
+            for (uid, alarms) in read.byUID {
+                snapshot.items.append(CalendarReconciliation.Item(file: file, collection: collection, uid: uid, alarms: alarms))
+            }
+        }
+        for file in cache.keys where !seen.contains(file) { cache.removeValue(forKey: file) }
+        snapshot.took = SystemClock().now - started
+        return snapshot
+    }
+
+    /// Problems of one file listed in full; the rest are counted in one line.
+    static let problemsListed = 10
+
+    private func parse(_ names: [String], in folder: SourceFolder, version: String, from: Instant, until: Instant, now: Instant,
+                       localZone: TimeZoneRules, into snapshot: inout Snapshot) -> FileAlarms? {
+        let file = folder.path(of: names)
+        let calendar: ICalendarFile
+        switch CalendarFiles.read(names, in: folder) {
+        case .failure(let problem):
+            snapshot.problems.append(Problem(file: file, key: "", version: version, message: problem.description))
+            return nil
+        case .success(let c): calendar = c
+        }
+        let result = calendar.plannedAlarms(from: from, to: until, now: now, localZone: localZone)
+        if result.problems.isEmpty { snapshot.clean.insert(file) }
+        // Each item's problem once per version of its file (the rest of the file still
+        // alarms), the first few of them: a file of thousands of bad items is one paragraph
+        // in the journal, not thousands of lines.
+        for problem in result.problems.prefix(Self.problemsListed) {
+            snapshot.problems.append(Problem(file: file, key: String(problem.line), version: version,
+                                             message: CalendarFileError(path: file, line: problem.line, message: problem.message).description))
+        }
+        if result.problems.count > Self.problemsListed {
+            snapshot.problems.append(Problem(file: file, key: "more", version: version,
+                                             message: "\(file): \(result.problems.count - Self.problemsListed) more problems (herald calendar check lists them)"))
+        }
+        var order: [String] = []
+        var byUID: [String: [CalendarAlarm]] = [:]
+        for alarm in result.alarms {
+            if byUID[alarm.uid] == nil { order.append(alarm.uid) }
+            byUID[alarm.uid, default: []].append(alarm)
+        }
+        return FileAlarms(version: version, until: result.completeUntil, items: calendar.items.count, byUID: order.map { ($0, byUID[$0]!) })
+    }
+
+    /// Writes a Dismiss, Snooze or Done into an item's file (on `queue`): only a file this
+    /// source lists now, reached from the source's folder. Returns what to log.
+    func writeBack(_ change: CalendarWriteBack, localZone: TimeZoneRules) -> (written: Bool, message: String) {
+        let folder: SourceFolder
+        do { folder = try SourceFolder(source: source.path) } catch { return (false, "\(error)") }
+        guard let names = folder.names(of: change.file), ((try? folder.list()) ?? []).contains(names) else {
+            return (false, "A calendar job asked for a write-back to a file its source does not hold; nothing written")
+        }
+        do {
+            return try change.perform(in: folder, localZone: localZone)
+                ? (true, "Wrote the alarm's \(change.change.label) state into its calendar item")
+                : (false, "The calendar item or its alarm is gone; nothing written back")
+        } catch {
+            return (false, "Cannot write back to a calendar item: \(error)")
+        }
+    }
+}
