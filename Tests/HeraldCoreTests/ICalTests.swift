@@ -112,19 +112,37 @@ import Testing
         #expect(bad.problems.map(\.description) == ["line 5: unknown time zone 'Nowhere/Special' (not in the zone database and no VTIMEZONE)"])
     }
 
-    @Test func malformedFilesAreRefusedWithTheirLine() {
-        #expect(throws: ICalError(line: 3, "no ':' in the SUMMARY line")) {
-            try ICalendarFile(path: "x", bytes: Array("BEGIN:VCALENDAR\nBEGIN:VEVENT\nSUMMARY\nEND:VEVENT\nEND:VCALENDAR\n".utf8))
+    /// A line that cannot be read costs its item, never the file: the item is reported with the
+    /// line and skipped, a line outside the items is skipped, and every other item still alarms.
+    @Test func malformedLinesCostTheirItemNotTheFile() throws {
+        let good = "BEGIN:VEVENT\nUID:good\nDTSTART:20270105T090000Z\nBEGIN:VALARM\nACTION:DISPLAY\nTRIGGER:PT0S\nEND:VALARM\nEND:VEVENT\n"
+        func problems(_ text: String, _ tail: [UInt8] = []) throws -> [String] {
+            let file = try ICalendarFile(path: "x", bytes: Array(text.utf8) + tail)
+            let read = file.alarms(from: .epoch, to: ISO8601.parseInstant("2028-01-01T00:00:00Z")!, localZone: .utc)
+            #expect(read.alarms.map(\.uid) == ["good"], "\(text)")
+            return read.problems.map(\.description)
         }
-        #expect(throws: ICalError(line: 3, "END:VCALENDAR closes BEGIN:VEVENT (line 2)")) {
-            try ICalendarFile(path: "x", bytes: Array("BEGIN:VCALENDAR\nBEGIN:VEVENT\nEND:VCALENDAR\n".utf8))
-        }
-        #expect(throws: ICalError(line: 1, "BEGIN:VCALENDAR is never ended")) {
-            try ICalendarFile(path: "x", bytes: Array("BEGIN:VCALENDAR\nBEGIN:VEVENT\nEND:VEVENT\n".utf8))
-        }
-        #expect(throws: ICalError(line: 2, "not UTF-8 (iCalendar files must be UTF-8)")) {
-            try ICalendarFile(path: "x", bytes: Array("BEGIN:VCALENDAR\nSUMMARY:".utf8) + [0xE9, 0x0A])
-        }
+        #expect(try problems("BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:b\nEXDATE\nEND:VEVENT\n" + good + "END:VCALENDAR\n")
+                == ["line 4: no ':' in the EXDATE line: the VEVENT 'b' is skipped"])
+        #expect(try problems("BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:b\n" + good + "END:VCALENDAR\n")
+                == ["line 2: BEGIN:VEVENT is never ended (BEGIN:VEVENT at line 4 follows it): the VEVENT 'b' is skipped"])
+        #expect(try problems("BEGIN:VCALENDAR\n" + good + "BEGIN:VEVENT\nUID:b\nEND:VCALENDAR\n")
+                == ["line 10: BEGIN:VEVENT is never ended (END:VCALENDAR at line 12 closes it): the VEVENT 'b' is skipped"])
+        #expect(try problems("BEGIN:VCALENDAR\n" + good) == ["line 1: BEGIN:VCALENDAR is never ended (line skipped)"])
+        #expect(try problems("BEGIN:VCALENDAR\n" + good + "X-APPLE-LOCATION;X-TITLE=a\\;b:geo\nEND:X\nEND:VCALENDAR\n")
+                == ["line 10: bad parameter in X-APPLE-LOCATION (line skipped)", "line 11: END:X without a BEGIN (line skipped)"])
+        // Latin-1 (Windows-1252) as old Outlook and Lotus write it is read so; the file is never rewritten.
+        let latin1 = try ICalendarFile(path: "x", bytes: Array("BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:b\nDTSTART:20270105T090000Z\nSUMMARY:St".utf8)
+                                       + [0xE4, 0x64, 0x61, 0x20, 0x80, 0x0A] + Array("END:VEVENT\nEND:VCALENDAR\n".utf8))
+        #expect(latin1.items.count == 1 && latin1.document.lossy && latin1.document.lines[4] == "SUMMARY:Städa €")
+        // A line that says nothing about times is skipped alone (node-ical's ORGANIZER with '=').
+        #expect(try problems("BEGIN:VCALENDAR\n" + good.replacingOccurrences(of: "UID:good\n", with: "UID:good\nORGANIZER=\"mailto:a@b\"\n") + "END:VCALENDAR\n")
+                == ["line 4: no ':' in the ORGANIZER line (line skipped)"])
+        // Lotus Notes ends its lines with CR alone.
+        #expect(try problems("BEGIN:VCALENDAR\r" + good.replacingOccurrences(of: "\n", with: "\r") + "END:VCALENDAR\r") == [])
+        // A bare VEVENT is read as the calendar it came from.
+        #expect(try problems(good) == [])
+        #expect(throws: ICalError(line: 1, "no BEGIN:VCALENDAR")) { try ICalendarFile(path: "x", bytes: Array("SUMMARY:x\n".utf8)) }
     }
 
     static let khalItem = """

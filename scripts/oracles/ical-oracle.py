@@ -13,7 +13,8 @@ RFC 5545 strict (see --compare, and scripts/oracles/make_ical_corpus/ for the co
   * REPEAT n adds n more instants, DURATION apart (exact); an absolute TRIGGER fires once;
   * X-WR-TIMEZONE is ignored (rie.of() would apply it; RFC 5545 does not know it);
   * no alarm for STATUS:CANCELLED components or completed VTODOs (STATUS:COMPLETED or a
-    COMPLETED property), for ACTIONs other than DISPLAY/AUDIO, nor for an instant at or
+    COMPLETED property), for ACTIONs other than DISPLAY/AUDIO (a VALARM without ACTION is
+    DISPLAY, Mozilla's reading, which Herald shares), nor for an instant at or
     before its VALARM's ACKNOWLEDGED (RFC 9074).
 Output: one JSON array, sorted by at, uid, recurrenceId (null first), the VALARM's index in
 its component, file; from <= at < to. A directory means its *.ics and those one level down.
@@ -97,6 +98,12 @@ def valarms(comp):
     return [c for c in comp.subcomponents if c.name == "VALARM"]
 
 
+def action(alarm):
+    """A VALARM's ACTION; one without it is DISPLAY, as Mozilla's calendar reads it (and Herald:
+    README "What Herald reads leniently"). RFC 5545 requires the property."""
+    return str(alarm.get("ACTION", "DISPLAY")).strip().upper()
+
+
 def instants(alarm, first):
     step = alarm.DURATION if alarm.REPEAT else None
     return [first + k * step for k in range(alarm.REPEAT + 1)] if step else [first]
@@ -110,7 +117,7 @@ def rows(cal, lo, hi, zone):
         ack = alarm.ACKNOWLEDGED
         if lo <= at < hi and not silent(comp) and (ack is None or at > ack):
             out.append((at, str(comp.get("UID", "")), rid, index, str(comp.get("SUMMARY", "")),
-                        str(alarm.get("ACTION", "")).upper(), comp))
+                        action(alarm), comp))
 
     for comp in cal.walk():  # absolute triggers: once per component
         if comp.name in ("VEVENT", "VTODO"):
@@ -159,7 +166,7 @@ def library_view(cal, lo, hi, zone):
         parent = o.parent._adapter if hasattr(o.parent, "_adapter") else o.parent
         comp, at, ack = parent._component, utc(o.start, zone), o.alarm.ACKNOWLEDGED
         if (lo <= at < hi and not silent(comp) and (ack is None or at > ack)
-                and str(o.alarm.get("ACTION", "")).upper() in ("DISPLAY", "AUDIO")):
+                and action(o.alarm) in ("DISPLAY", "AUDIO")):
             got[(str(comp.get("UID", "")), at)] += 1
     return got
 

@@ -53,7 +53,13 @@ public struct CalendarWriteBack: Sendable, Equatable {
                       newUID: () -> String) throws(Failure) -> (lines: [String], crlf: Bool)? {
         let calendar: ICalendarFile
         do { calendar = try ICalendarFile(path: file, bytes: bytes, zones: zones) } catch { throw Failure(description: "\(file): \(error)") }
+        // Its lines are rewritten as read: a line that is not UTF-8 would not be written back as it was.
+        guard !calendar.document.lossy else { throw Failure(description: "\(file) is not all UTF-8; nothing is written back to it") }
         guard let item = calendar.items.first(where: { $0.uid == uid }) else { return nil }
+        // A line of it that could not be read might have been an attendee: never written to.
+        guard ([item.master].compactMap { $0 } + item.overrides).allSatisfy({ $0.allSkipped.isEmpty }) else {
+            throw Failure(description: "the item has lines Herald could not read; nothing is written back to it")
+        }
         // Checked in the file as it is now, not as it was planned: servers may email every attendee.
         let components = (item.master.map { [$0] } ?? []) + item.overrides
         guard !components.contains(where: { $0.property("ATTENDEE") != nil }) else {

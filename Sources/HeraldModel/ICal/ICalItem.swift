@@ -43,8 +43,10 @@ public struct ICalItem: Sendable {
             let length = try duration(of: c, localZone: localZone)?.nominalSeconds ?? 0
             var mine: [Alarm?] = []
             for alarm in c.components where alarm.name == "VALARM" {
-                guard let trigger = alarm.property("TRIGGER"), let actionText = alarm.property("ACTION")?.value.uppercased(),
-                      CalendarAlarm.Action(rawValue: actionText) != nil else { mine.append(nil); continue }
+                guard let trigger = alarm.property("TRIGGER"), CalendarAlarm.Action(rawValue: Self.action(of: alarm)) != nil else {
+                    mine.append(nil)
+                    continue
+                }
                 let (repeats, step) = try repetition(of: alarm)
                 mine.append(Alarm(component: alarm, trigger: trigger, repeats: repeats, step: step))
                 guard !isAbsolute(trigger) else { continue }
@@ -73,13 +75,14 @@ public struct ICalItem: Sendable {
             let lastAck = Self.utcInstant(component.property("X-MOZ-LASTACK") ?? (component.property("RECURRENCE-ID") == nil ? nil : master?.property("X-MOZ-LASTACK")))
             let firstAlarm = out.count
             for (index, (alarm, known)) in zip(component.components.filter { $0.name == "VALARM" }, alarms).enumerated() {
-                guard let entry = known, let actionText = alarm.property("ACTION")?.value.uppercased(), let action = CalendarAlarm.Action(rawValue: actionText)
-                else { continue }
+                guard let entry = known, let action = CalendarAlarm.Action(rawValue: Self.action(of: alarm)) else { continue }
                 let trigger = entry.trigger
                 var acknowledged: Instant? = lastAck
                 if let ack = alarm.property("ACKNOWLEDGED"), let (c, _) = ICalValue.dateTime(Substring(ack.value)) {
                     acknowledged = max(acknowledged ?? Instant(seconds: c.localSeconds), Instant(seconds: c.localSeconds))
                 }
+                // Sunbird and Thunderbird before 3 wrote their acknowledgement in the VALARM itself.
+                if let ack = Self.utcInstant(alarm.property("X-MOZ-LASTACK")) { acknowledged = max(acknowledged ?? ack, ack) }
                 let sound = action == .audio ? alarm.property("ATTACH")?.value : nil
                 let alarmUID = alarm.property("UID")?.value
                 func emit(_ first: Instant, _ occurrence: Occurrence?, zone: TimeZoneRules) throws(ICalError) {
@@ -97,10 +100,11 @@ public struct ICalItem: Sendable {
                 }
                 let line = trigger.lines.lowerBound + 1
                 if isAbsolute(trigger) {
-                    guard let (c, utc) = ICalValue.dateTime(Substring(trigger.value)), utc else {
+                    guard let (c, utc) = ICalValue.dateTime(Substring(trigger.value)) else {
                         throw ICalError(line: line, "TRIGGER '\(ICalValue.quoted(trigger.value))' is not a UTC date-time")
                     }
-                    let at = Instant(seconds: c.localSeconds)
+                    // RFC 5545 wants UTC; a floating one (libical, python's icalendar) is a local time.
+                    let at = utc ? Instant(seconds: c.localSeconds) : ICalTime.local(c, .floating).instant(localZone: localZone)
                     // An absolute alarm fires once; it belongs to the occurrence it falls in or
                     // precedes (a snooze: the one it follows).
                     let isSnooze = alarm.properties("RELATED-TO").contains { $0.parameter("RELTYPE")?.uppercased() == "SNOOZE" }
@@ -145,6 +149,12 @@ public struct ICalItem: Sendable {
     }
 
     /// A TRIGGER;VALUE=DATE-TIME (or one that ends in Z).
+    /// A VALARM's ACTION; one without it is a DISPLAY alarm, as Mozilla's calendar (which
+    /// writes them: Sunbird, older Thunderbird) reads it.
+    static func action(of alarm: ICalComponent) -> String {
+        alarm.property("ACTION")?.value.trimmingSpaces.uppercased() ?? "DISPLAY"
+    }
+
     func isAbsolute(_ trigger: ICalProperty) -> Bool {
         trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || trigger.value.utf8.last == UInt8(ascii: "Z")
     }
@@ -236,10 +246,11 @@ public struct ICalItem: Sendable {
         var result: [Occurrence] = []
         var overridden: [Instant: ICalComponent] = [:]
         var ranged: [(recurrenceID: ICalTime, at: Instant, component: ICalComponent)] = []
+        let masterStart = try master.flatMap { m throws(ICalError) in try startValue(of: m) }
         for o in overrides {
             try spend(&meter)
             guard let p = o.property("RECURRENCE-ID") else { continue }
-            let id = try time(p)
+            let id = Self.inZone(of: masterStart, try time(p))
             let at = id.instant(localZone: localZone)
             overridden[at] = o
             if p.parameter("RANGE")?.uppercased() == "THISANDFUTURE" { ranged.append((id, at, o)) }
@@ -247,7 +258,7 @@ public struct ICalItem: Sendable {
         ranged.sort { $0.at < $1.at }
         for o in overrides where !isSettled(o) {
             guard let p = o.property("RECURRENCE-ID") else { continue }
-            let id = try time(p)
+            let id = Self.inZone(of: masterStart, try time(p))
             let start = try startValue(of: o) ?? id
             let s = start.instant(localZone: localZone)
             result.append(Occurrence(component: o, start: start, startInstant: s,
@@ -362,7 +373,7 @@ public struct ICalItem: Sendable {
                         length = try span(from: startTime, to: endTime, localZone: localZone, p, value: part)
                     }
                 }
-                add(try time(p, value: text), length)
+                add(Self.inZone(of: start, try time(p, value: text)), length)
             }
         }
         // EXDATE;VALUE=DATE excludes that day's occurrences of a timed item: the days are
@@ -372,7 +383,7 @@ public struct ICalItem: Sendable {
             let parts = p.value.split(separator: ",")
             try count(p, parts.count)
             for part in parts {
-                let value = try time(p, value: part)
+                let value = Self.inZone(of: start, try time(p, value: part))
                 if case .date(let d) = value, !start.isDate { excludedDays.insert(d) } else { found.removeValue(forKey: value.instant(localZone: localZone)) }
             }
         }
@@ -451,6 +462,13 @@ public struct ICalItem: Sendable {
 }
 
 extension ICalItem {
+    /// A floating EXDATE, RDATE or RECURRENCE-ID of an item whose start has a zone means a time
+    /// in that zone (Outlook writes them so): read there, not in the local zone.
+    static func inZone(of start: ICalTime?, _ value: ICalTime) -> ICalTime {
+        guard case .local(let c, .floating) = value, case .local(_, .zone(let zone))? = start else { return value }
+        return .local(c, .zone(zone))
+    }
+
     /// Why a value is not a date: its year, or its form.
     static func why(_ value: Substring, _ expected: String) -> String {
         ICalValue.isYearOutOfRange(value) ? "out of range (years \(ICalBudget.years.lowerBound) to \(ICalBudget.years.upperBound))" : "not \(expected)"

@@ -38,20 +38,41 @@ public struct ICalendarFile: Sendable {
     public let size: Int
     var stepBudget: Int { ICalBudget.steps(forFileOf: size) }
 
-    /// - Throws: `ICalError` when the file as a whole cannot be read (not UTF-8, unbalanced BEGIN/END).
+    /// - Throws: `ICalError` when the file as a whole cannot be read (no calendar in it, nesting
+    ///   past the budget, a line past its length); anything less costs its item or line alone.
     /// - Parameter zones: where a TZID that names a zone of the system's database is looked up.
     public init(path: String, bytes: [UInt8], zones lookup: @escaping ZoneLookup) throws(ICalError) {
         self.path = path
         size = bytes.count
         document = try ICalParser.parse(bytes)
-        let calendars = document.components.filter { $0.name == "VCALENDAR" }
-        guard !calendars.isEmpty else { throw ICalError(line: 1, "no BEGIN:VCALENDAR") }
+        problems = document.problems
+        var calendars = document.components.filter { $0.name == "VCALENDAR" }
+        if calendars.isEmpty {
+            // A bare VEVENT or VTODO (Evolution's and RFC 9074's component examples, a mail
+            // attachment cut out): read as the calendar it came from, as libical does.
+            let bare = document.components.filter { ["VEVENT", "VTODO", "VTIMEZONE"].contains($0.name) }
+            guard bare.contains(where: { $0.name != "VTIMEZONE" }) else { throw ICalError(line: 1, "no BEGIN:VCALENDAR") }
+            var wrapper = ICalComponent(name: "VCALENDAR", beginLine: bare[0].beginLine)
+            wrapper.components = bare
+            wrapper.endLine = bare.last!.endLine
+            calendars = [wrapper]
+        }
         for calendar in calendars {
+            // Lines outside the items that could not be read are reported, and skipped.
+            problems += Self.allDamage(calendar, skipping: ["VEVENT", "VTODO"]).map { ICalError(line: $0.line, $0.message + " (line skipped)") }
+            problems += calendar.allSkipped
             let zones = ICalZones(calendar: calendar, lookup: lookup)
             var byUID: [String: ICalItem] = [:]
             var order: [String] = []
             for component in calendar.components where component.name == "VEVENT" || component.name == "VTODO" {
-                guard let uid = component.property("UID")?.value, !uid.isEmpty else {
+                let uid = component.property("UID")?.value ?? ""
+                // A line of the item that could not be read might have said anything about its times.
+                if let damage = component.firstDamage {
+                    let name = uid.isEmpty ? component.name : "\(component.name) '\(ICalValue.quoted(uid))'"
+                    problems.append(ICalError(line: damage.line, "\(damage.message): the \(name) is skipped"))
+                    continue
+                }
+                guard !uid.isEmpty else {
                     problems.append(ICalError(line: component.beginLine + 1, "\(component.name) without a UID (skipped)"))
                     continue
                 }
@@ -61,10 +82,16 @@ public struct ICalendarFile: Sendable {
                 }
                 if component.property("RECURRENCE-ID") != nil { byUID[uid]!.overrides.append(component) }
                 else if byUID[uid]!.master == nil { byUID[uid]!.master = component }
-                else { problems.append(ICalError(line: component.beginLine + 1, "a second \(component.name) with UID \(uid) (skipped)")) }
+                else { problems.append(ICalError(line: component.beginLine + 1, "a second \(component.name) with UID \(ICalValue.quoted(uid)) (skipped)")) }
             }
             items += order.map { byUID[$0]! }
         }
+        problems.sort { $0.line < $1.line }
+    }
+
+    /// The unreadable lines of `component` and of its sub-components, but for those named in `skipping`.
+    static func allDamage(_ component: ICalComponent, skipping: Set<String>) -> [ICalError] {
+        component.damage + component.components.filter { !skipping.contains($0.name) }.flatMap { allDamage($0, skipping: []) }
     }
 
     /// Every DISPLAY or AUDIO alarm instant in `from ..< to`, in order; floating and all-day
@@ -181,7 +208,9 @@ struct ICalZones: Sendable {
         self.lookup = lookup
         var d: [String: (component: ICalComponent, key: String)] = [:]
         for c in calendar.components where c.name == "VTIMEZONE" {
-            guard let id = c.property("TZID")?.value else { continue }
+            // TZID is TEXT (§3.8.3.1): Exchange writes `Pacific Time (US & Canada)\, Tijuana`,
+            // and its DTSTART's TZID parameter names it unescaped.
+            guard let id = c.property("TZID")?.text else { continue }
             let key = ([c] + c.components).map { part in part.name + "\n" + part.properties.map { $0.name + ":" + $0.value }.joined(separator: "\n") }
                 .joined(separator: "\n")
             d[id] = (c, key)
@@ -189,20 +218,44 @@ struct ICalZones: Sendable {
         definitions = d
     }
 
+    /// The zone a TZID names: the zone database's, else the calendar's own VTIMEZONE; where that
+    /// is missing or unusable, read leniently: a vendor's prefix before a database name
+    /// (Evolution's `/softwarestudio.org/Olson_20011030_5/Pacific/Auckland`), or a Windows
+    /// name (Outlook's `W. Europe Standard Time`) through CLDR's mapping (`WindowsZones`).
     func zone(_ tzid: String, line: Int) throws(ICalError) -> ICalZone {
         let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
         if TimeZoneRules.isPlausibleName(name), let rules = lookup(name) { return .zone(rules) }
+        var refusal = ICalError(line: line, "unknown time zone '\(ICalValue.quoted(tzid))' (not in the zone database and no VTIMEZONE)")
         if let (definition, key) = definitions[tzid] {
-            if let error = budget.failed.withLock({ $0[tzid] }) { throw error }
-            do throws(ICalError) {
-                if let rules = try CustomZones.rules(for: definition, key: key, budget: budget) { return .zone(rules) }
-                throw ICalError(line: definition.beginLine + 1, "VTIMEZONE '\(ICalValue.quoted(tzid))' has no usable STANDARD or DAYLIGHT rules")
-            } catch {
-                budget.failed.withLock { $0[tzid] = error }
-                throw error
+            if let error = budget.failed.withLock({ $0[tzid] }) {
+                refusal = error
+            } else {
+                do throws(ICalError) {
+                    if let rules = try CustomZones.rules(for: definition, key: key, budget: budget) { return .zone(rules) }
+                    throw ICalError(line: definition.beginLine + 1, "VTIMEZONE '\(ICalValue.quoted(tzid))' has no usable STANDARD or DAYLIGHT rules")
+                } catch {
+                    budget.failed.withLock { $0[tzid] = error }
+                    refusal = error
+                }
             }
         }
-        throw ICalError(line: line, "unknown time zone '\(ICalValue.quoted(tzid))' (not in the zone database and no VTIMEZONE)")
+        if let rules = Self.lenient(tzid, lookup: lookup) { return .zone(rules) }
+        throw refusal
+    }
+
+    /// A database zone a TZID stands for when the file's own rules are missing: the longest
+    /// tail of a path-like name that is a database name, or CLDR's zone for a Windows name.
+    static func lenient(_ tzid: String, lookup: ZoneLookup) -> TimeZoneRules? {
+        let parts = tzid.split(separator: "/")
+        if parts.count > 2 {
+            for k in 1..<(parts.count - 1) {
+                let tail = parts[k...].joined(separator: "/")
+                if TimeZoneRules.isPlausibleName(tail), let rules = lookup(tail) { return rules }
+            }
+        }
+        let trimmed = tzid.trimmingSpaces
+        if let iana = WindowsZones.iana[trimmed], let rules = lookup(iana) { return rules }
+        return nil
     }
 }
 
@@ -244,7 +297,10 @@ enum CustomZones {
         }
         var transitions: [Transition] = []
         for observance in definition.components where observance.name == "STANDARD" || observance.name == "DAYLIGHT" {
-            guard let startValue = observance.property("DTSTART")?.value, let (start, _) = ICalValue.dateTime(Substring(startValue)),
+            // Evolution writes an observance's DTSTART as a DATE: its midnight.
+            guard let startValue = observance.property("DTSTART")?.value,
+                  let (start, _) = ICalValue.dateTime(Substring(startValue))
+                    ?? ICalValue.date(Substring(startValue)).map({ d in (CivilTime(year: d.components.year, month: d.components.month, day: d.components.day), false) }),
                   let from = try offset(observance.property("TZOFFSETFROM")), let to = try offset(observance.property("TZOFFSETTO"))
             else { continue }
             let isDST = observance.name == "DAYLIGHT"

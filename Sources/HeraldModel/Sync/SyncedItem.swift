@@ -180,6 +180,7 @@ extension SyncedItem {
                                    zones: @escaping ZoneLookup) throws(Refusal) -> (lines: [String], crlf: Bool) {
         let file: ICalendarFile
         do { file = try ICalendarFile(path: path, bytes: bytes, zones: zones) } catch { throw Refusal("\(path): \(error)") }
+        guard !file.document.lossy else { throw Refusal("\(path) is not all UTF-8; it is not rewritten") }
         guard let item = file.items.first(where: { $0.uid == uid }), let master = item.master else {
             throw Refusal("\(path) holds no item '\(uid)'")
         }
