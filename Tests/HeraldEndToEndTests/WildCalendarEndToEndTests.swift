@@ -6,11 +6,13 @@ import Testing
 /// Calendars as the wild writes them (issue 39): the 786 calendars of sixteen projects' test
 /// suites in ../shared/corpora/ical-wild (its SOURCES.md names each), read from there.
 @Suite struct WildCalendarEndToEndTests {
-    /// `$HERALD_ICAL_WILD`, else the corpus beside the repository.
+    /// `$HERALD_ICAL_WILD`, else the corpus beside the repository (`../shared`), else the
+    /// workplace's shared folder (a clean clone elsewhere).
     static let corpus: String = {
         if let dir = ProcessInfo.processInfo.environment["HERALD_ICAL_WILD"] { return dir }
-        return URL(fileURLWithPath: Binaries.repositoryRoot).deletingLastPathComponent()
+        let beside = URL(fileURLWithPath: Binaries.repositoryRoot).deletingLastPathComponent()
             .appendingPathComponent("shared/corpora/ical-wild").standardizedFileURL.path
+        return [beside, "/work/shared/corpora/ical-wild"].first { FileManager.default.fileExists(atPath: $0) } ?? beside
     }()
 
     static func files() throws -> [String] {

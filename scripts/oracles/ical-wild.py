@@ -42,10 +42,12 @@ NOTES = os.path.join(HERE, "ical-wild-disagreements.json")
 
 
 def default_corpus():
-    """$HERALD_ICAL_WILD, else ../shared/corpora/ical-wild beside the repository."""
+    """$HERALD_ICAL_WILD, else ../shared/corpora/ical-wild beside the repository, else the
+    workplace's shared folder (a clean clone elsewhere)."""
     if os.environ.get("HERALD_ICAL_WILD"):
         return os.environ["HERALD_ICAL_WILD"]
-    return os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "corpora", "ical-wild"))
+    beside = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "corpora", "ical-wild"))
+    return next((d for d in (beside, "/work/shared/corpora/ical-wild") if os.path.isdir(d)), beside)
 
 
 DATE = re.compile(r"(\d{4})(\d{2})(\d{2})")
