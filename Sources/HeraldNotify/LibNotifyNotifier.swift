@@ -17,10 +17,6 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private var traits: ServerTraits?
     /// Follows the server's do-not-disturb, when it has one Herald knows.
     private var quietWatcher: DesktopQuietWatcher?
-    /// Popups the server will close for room (it keeps `perAppLimit` per app and got one more).
-    private var pushedOut: Set<UnsafeMutablePointer<NotifyNotification>> = []
-    /// Popups whose button was already reported: GNOME Shell emits ActionInvoked twice.
-    private var acted: Set<UnsafeMutablePointer<NotifyNotification>> = []
     /// libnotify's log handler (removed with the notifier).
     private var logHandler: UInt32 = 0
     /// Counts the askings of `describeServer`: an answer to an older one is dropped.
@@ -30,18 +26,9 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private var lastSent: (key: String, at: UInt64)?
     /// When the last show failed, and how (monotonic nanoseconds).
     private var lastFailure: (at: UInt64, error: NotifierError)?
-    /// Popups on screen, kept alive until the server closes them (else their buttons go dead
-    /// and their closing is not heard), oldest first; at most `liveLimit`.
-    private var live: [UnsafeMutablePointer<NotifyNotification>] = []
+    /// Popups on screen, each the one owner of its libnotify object, oldest first; at most `liveLimit`.
+    private var popups = ShownPopups()
     private let liveLimit = 1024
-    /// Which job each live popup is for, and the popup on screen for each job (the one a new
-    /// popup for that job replaces in place).
-    private var jobOf: [UnsafeMutablePointer<NotifyNotification>: (jobID: String, occurrence: Instant)] = [:]
-    private var popupOf: [String: UnsafeMutablePointer<NotifyNotification>] = [:]
-    /// The id the server gave each live popup, and the popup holding each id: a burst of a
-    /// thousand popups looks each new id up once instead of asking every live popup its id.
-    private var serverIDOf: [UnsafeMutablePointer<NotifyNotification>: Int32] = [:]
-    private var popupWithServerID: [Int32: UnsafeMutablePointer<NotifyNotification>] = [:]
     /// Plays sounds the server does not, off the GLib thread.
     private let sounds: SoundPlayer
     private let actionHandler = ActionHandlerBox()
@@ -225,10 +212,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// Closes job `jobID`'s popup, if one is on screen (the server answers with reason 3).
     public func close(jobID: String) {
         glib.perform { [self] in
-            guard let notification = popupOf[jobID] else { return }
-            var error: UnsafeMutablePointer<GError>? = nil
-            _ = notify_notification_close(notification, &error)
-            if let error { g_error_free(error) }
+            popups.of(job: jobID)?.close()
         }
     }
 
@@ -276,15 +260,14 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         let body = markup ? TextSafety.escapeMarkup(request.body) : request.body
         // One popup per job: a new one for a job still on screen updates it in place (libnotify
         // sends the id the server gave it as replaces_id), so nothing flickers or stacks.
-        let replacing = popupOf[request.jobID]
-        let notification: UnsafeMutablePointer<NotifyNotification>
-        if let replacing {
-            notification = replacing
+        let replacing = popups.of(job: request.jobID)
+        let popup = replacing ?? ShownPopup(notify_notification_new(request.summary, body, Self.iconReference(request.icon))!,
+                                            jobID: request.jobID, occurrence: request.occurrence)
+        let notification = popup.notification
+        if replacing != nil {
             _ = notify_notification_update(notification, request.summary, body, Self.iconReference(request.icon))
             notify_notification_clear_actions(notification)
             notify_notification_clear_hints(notification)
-        } else {
-            notification = notify_notification_new(request.summary, body, Self.iconReference(request.icon))!
         }
         if !request.actions.isEmpty && (capabilities?.contains("actions") ?? false) {
             addActions(request, drawsDefault: traits?.drawsDefaultAction ?? false, to: notification)
@@ -306,25 +289,21 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
         var error: UnsafeMutablePointer<GError>? = nil
         if notify_notification_show(notification, &error) != 0 {
-            acted.remove(notification)
+            popup.acted = false
             // A server that hands out an id still held by another of our popups has replaced
             // that one: it is let go, so the id's signals reach only the newest popup.
             let id = Int32(herald_notification_id(notification))
-            if let other = popupWithServerID[id], other != notification {
-                if let owner = jobOf[other] { actionHandler.call(.closed(jobID: owner.jobID, occurrence: owner.occurrence, .forRoom)) }
-                forgetPopup(other)
+            if let other = popups.of(serverID: id), other !== popup {
+                actionHandler.call(.closed(jobID: other.jobID, occurrence: other.occurrence, .forRoom))
+                popups.remove(other)
             }
-            if let old = serverIDOf.updateValue(id, forKey: notification), old != id, popupWithServerID[old] == notification {
-                popupWithServerID.removeValue(forKey: old)
-            }
-            popupWithServerID[id] = notification
             if replacing == nil {
                 // One more than the server keeps per app: it closes the oldest it has, for room.
-                if let limit = traits?.perAppLimit, live.count >= limit { pushedOut.insert(live[live.count - limit]) }
-                keepAlive(notification)
+                if let limit = traits?.perAppLimit, popups.count >= limit { popups.live[popups.count - limit].pushedOut = true }
+                keepAlive(popup)
             }
-            jobOf[notification] = (request.jobID, request.occurrence)
-            popupOf[request.jobID] = notification
+            popups.assign(popup, serverID: id)
+            popups.assign(popup, job: request.jobID, occurrence: request.occurrence)
             // Most servers ignore the sound hints (dunst and mako decline to play them): a theme
             // sound is played here unless the server plays sounds; a file always is.
             if let sound = request.sound, sound.isFile || !serverPlays {
@@ -332,7 +311,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             }
             return .success(())
         }
-        if let replacing { forgetPopup(replacing) } else { herald_notification_unref(notification) }
+        if let replacing { popups.remove(replacing) }  // a new one is released with `popup`
         capabilities = nil  // the server may come back different
         guard let error else { return .failure(NotifierError(.failed, detail: "unknown error")) }
         defer { g_error_free(error) }
@@ -354,66 +333,40 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// A button was pressed: close the popup, then report it.
     private func actionInvoked(_ notification: UnsafeMutablePointer<NotifyNotification>, key: String, target: ActionTarget) {
         // Reported once: GNOME Shell and its notification proxy each emit the signal.
-        guard jobOf[notification] != nil, acted.insert(notification).inserted else { return }
-        var error: UnsafeMutablePointer<GError>? = nil
-        _ = notify_notification_close(notification, &error)
-        if let error { g_error_free(error) }
+        guard let popup = popups.of(notification), !popup.acted else { return }
+        popup.acted = true
+        popup.close()
         logger.debug("Notification button pressed", metadata: ["job.id": "\(target.jobID)", "action": "\(key)"])
         guard let action = PopupAction(key: key) else { return }
         actionHandler.call(.action(NotificationAction(jobID: target.jobID, occurrence: target.occurrence, action: action)))
     }
 
-    private func keepAlive(_ notification: UnsafeMutablePointer<NotifyNotification>) {
-        live.append(notification)
-        _ = herald_signal_connect_closed(notification, { notification, data in
+    /// A popup shown for the first time is kept until the server closes it (its closing is then heard).
+    private func keepAlive(_ popup: ShownPopup) {
+        popups.add(popup)
+        _ = herald_signal_connect_closed(popup.notification, { notification, data in
             let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
             notifier.closed(notification!)
         }, Unmanaged.passUnretained(self).toOpaque())
-        if live.count > liveLimit { forgetPopup(live[0]) }
+        if popups.count > liveLimit { popups.remove(popups.live[0]) }
     }
 
-    /// The server closed a popup: report how, then let it go.
+    /// The server closed a popup: report how, then let it go once libnotify has finished
+    /// emitting the signal (the object is kept until then).
     private func closed(_ notification: UnsafeMutablePointer<NotifyNotification>) {
-        guard let owner = jobOf[notification] else { return }
+        guard let popup = popups.of(notification) else { return }
         var reason = CloseReason(code: herald_notification_closed_reason(notification))
-        if reason == .expired && pushedOut.contains(notification) { reason = .forRoom }
-        forgetPopup(notification, deferred: true)
-        actionHandler.call(.closed(jobID: owner.jobID, occurrence: owner.occurrence, reason))
-    }
-
-    /// Drops a live popup; `deferred`: released once libnotify has finished emitting its signal.
-    private func forgetPopup(_ notification: UnsafeMutablePointer<NotifyNotification>, deferred: Bool = false) {
-        guard let k = live.firstIndex(of: notification) else { return }
-        live.remove(at: k)
-        pushedOut.remove(notification)
-        acted.remove(notification)
-        if let id = serverIDOf.removeValue(forKey: notification), popupWithServerID[id] == notification {
-            popupWithServerID.removeValue(forKey: id)
-        }
-        if let owner = jobOf.removeValue(forKey: notification), popupOf[owner.jobID] == notification {
-            popupOf.removeValue(forKey: owner.jobID)
-        }
-        if deferred {
-            let handle = NotificationHandle(pointer: notification)
-            glib.perform { herald_notification_unref(handle.pointer) }
-        } else {
-            herald_notification_unref(notification)
-        }
+        if reason == .expired && popup.pushedOut { reason = .forRoom }
+        popups.remove(popup)
+        let held = PopupHandle(popup: popup)
+        glib.perform { _ = held }
+        actionHandler.call(.closed(jobID: popup.jobID, occurrence: popup.occurrence, reason))
     }
 
     /// The server that showed the popups is gone. The next numbers its popups from 1 again, so
     /// none is replaced in place (a stale replaces_id would replace another job's popup) and
     /// none is listened to (its signals would match the new server's ids): all are let go.
-    private func forgetAllPopups() {
-        for notification in live { herald_notification_unref(notification) }
-        live.removeAll()
-        pushedOut.removeAll()
-        acted.removeAll()
-        jobOf.removeAll()
-        popupOf.removeAll()
-        serverIDOf.removeAll()
-        popupWithServerID.removeAll()
-    }
+    private func forgetAllPopups() { popups.removeAll() }
 
     /// GetServerInformation asked directly, waiting 3 s at most; nil without a usable answer.
     private func quickIdentity() -> ServerInfo? {
@@ -535,9 +488,9 @@ private final class ActionTarget {
     }
 }
 
-/// A notification pointer handed back to the GLib thread.
-private struct NotificationHandle: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<NotifyNotification>
+/// A popup handed back to the GLib thread, to be released there.
+private struct PopupHandle: @unchecked Sendable {
+    let popup: ShownPopup
 }
 
 /// The daemon's bus event handlers, set once from another thread.

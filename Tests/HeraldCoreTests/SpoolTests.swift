@@ -45,7 +45,10 @@ struct SpoolTests {
 
     /// The byte parser (no String split) accepts exactly what the String rules did: the id's
     /// pattern, an `Int64(String)` occurrence and snooze, `.json`.
-    @Test func jobFileNameBytesParseAsTheStringRulesDid() {
+    /// Only the one spelling heraldd writes is a job's name: what the byte parser takes is what
+    /// the String rules take, and only when the name reads back the same (no `+`, no leading
+    /// zeros, no `-0`: a path rebuilt from the value would name another file).
+    @Test func jobFileNameBytesParseOnlyTheCanonicalSpelling() {
         func reference(_ name: String) -> JobFileName? {
             guard name.hasSuffix(".json") else { return nil }
             let parts = name.dropLast(5).split(separator: "@", omittingEmptySubsequences: false)
@@ -55,7 +58,8 @@ struct SpoolTests {
                 guard let s = Int64(parts[2]) else { return nil }
                 snoozed = Instant(microseconds: s)
             }
-            return JobFileName(id: String(parts[0]), occurrence: Instant(microseconds: occ), snoozedUntil: snoozed)
+            let parsed = JobFileName(id: String(parts[0]), occurrence: Instant(microseconds: occ), snoozedUntil: snoozed)
+            return parsed.description == name ? parsed : nil
         }
         let pieces = ["a", "Z9", "@", "@", ".json", ".json", "json", ".", "-", "+", "_", "0", "17", "9223372036854775807",
                       "9223372036854775808", "-9223372036854775808", " ", "é", "e\u{301}", "\u{301}", "\r\n", "/", "\u{0}", "ſ"]
@@ -65,7 +69,7 @@ struct SpoolTests {
             var name = ""
             for _ in 0..<Int.random(in: 1...7, using: &rng) { name += pieces.randomElement(using: &rng)! }
             if Bool.random(using: &rng) {  // half shaped like a job file's name, with random pieces
-                let numbers = ["17", "-3", "+0", "9223372036854775807", "", "1a"]
+                let numbers = ["17", "-3", "+0", "+5", "0", "-0", "007", "9223372036854775807", "", "1a"]
                 name = "id" + name + "@" + numbers.randomElement(using: &rng)!
                 if Bool.random(using: &rng) { name += "@" + numbers.randomElement(using: &rng)! }
             }

@@ -130,4 +130,24 @@ import Testing
             #expect(!daemon.log.contains(name), "a path above debug level: \(daemon.log)")
         }
     }
+
+    /// A job file in jobs/ renamed to a spelling heraldd never writes (`lz@0<instant>.json`:
+    /// a leading zero) is not taken for the job: it is put into failed/ with why at start, and
+    /// neither heraldd nor `herald list` lists it as pending.
+    @Test func aJobFileNameNotSpelledAsHeralddWritesItIsQuarantined() throws {
+        let scene = try Scene(server: false)
+        try scene.startDaemon(["--notifier", "console"])
+        #expect(try scene.herald("remind", "--id", "lz", "--in", "1h", "Leading zero").status == 0)
+        #expect(waitUntil { scene.files("jobs").contains { $0.hasPrefix("lz@") } })
+        _ = scene.daemon?.stop(SIGTERM)
+        let name = try #require(scene.files("jobs").first { $0.hasPrefix("lz@") })
+        let odd = "lz@0" + name.dropFirst(3)
+        #expect(rename(scene.spoolPath + "/jobs/" + name, scene.spoolPath + "/jobs/" + odd) == 0)
+        #expect(!(try scene.herald("list").stdout.contains("lz")))
+        try scene.startDaemon(["--notifier", "console"])
+        #expect(waitUntil { scene.files("failed").contains(odd) })
+        #expect(scene.read("failed/" + odd + ".reason").contains("no sign or leading zeros"))
+        #expect(scene.files("jobs").isEmpty)
+        #expect(scene.status()?.pending == 0)
+    }
 }

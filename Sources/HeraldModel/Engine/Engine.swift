@@ -184,7 +184,7 @@ public struct Engine: Sendable {
             effects.append(quarantineJobFile(drop.description, reason: "a second copy of job '\(drop.id)'"))
         }
         for stray in strays where !stray.hasPrefix(".") {
-            effects.append(quarantineJobFile(stray, reason: "not a job file name (<id>@<time>.json)"))
+            effects.append(quarantineJobFile(stray, reason: "not a job file name as heraldd writes them (<id>@<microseconds>[@<microseconds>].json, no sign or leading zeros)"))
         }
         pending = records.count
         records.scheduleAllNamed()
