@@ -190,13 +190,13 @@ struct DueIndexTests {
 
 struct OutboxTests {
     let now = Instant(seconds: 5_000)
-    func item(_ id: String) -> Outbox.Item { .init(id: id, due: now) }
+    func item(_ id: String) -> Outbox.Item { .init(.job(id), due: now) }
 
     /// By default one popup at a time: each is recorded before the next is shown.
     @Test func showsOneAtATimeByDefault() {
         var o = Outbox()
         #expect(o.enqueue([item("a"), item("b")]) == [.show(item("a"))])
-        #expect(o.shown("a") == [.show(item("b"))])
+        #expect(o.shown(.job("a")) == [.show(item("b"))])
     }
 
     @Test func sendsUpToTheWindowWhileHealthy() {
@@ -204,15 +204,15 @@ struct OutboxTests {
         policy.window = 2
         var o = Outbox(policy: policy)
         #expect(o.enqueue([item("a"), item("b"), item("c")]) == [.show(item("a")), .show(item("b"))])
-        #expect(o.shown("a") == [.show(item("c"))])
+        #expect(o.shown(.job("a")) == [.show(item("c"))])
         #expect(o.pendingCount == 2)
     }
 
     @Test func aFailureBlocksAndBacksOffUpTo30Seconds() {
         var o = Outbox()
         _ = o.enqueue([item("a"), item("b")])
-        #expect(o.failed("a", now: now) == [.armRetry(now + .seconds(1))])
-        #expect(o.failed("b", now: now) == [])  // already blocked
+        #expect(o.failed(.job("a"), now: now) == [.armRetry(now + .seconds(1))])
+        #expect(o.failed(.job("b"), now: now) == [])  // already blocked
         #expect(o.isBlocked)
         #expect(o.retry(now: now) == [])  // too early
         var t = now + .seconds(1)
@@ -220,7 +220,7 @@ struct OutboxTests {
         for _ in 0..<7 {
             let probe = o.retry(now: t)
             #expect(probe == [.show(item("a"))])  // one probe, the earliest item
-            guard case .armRetry(let next)? = o.failed("a", now: t).first else { Issue.record("no retry armed"); return }
+            guard case .armRetry(let next)? = o.failed(.job("a"), now: t).first else { Issue.record("no retry armed"); return }
             delays.append((next - t).microseconds / 1_000_000)
             t = next
         }
@@ -232,27 +232,27 @@ struct OutboxTests {
         policy.window = 4
         var o = Outbox(policy: policy)
         _ = o.enqueue([item("a"), item("b"), item("c")])
-        _ = o.failed("a", now: now)
-        _ = o.failed("b", now: now)
-        _ = o.failed("c", now: now)
+        _ = o.failed(.job("a"), now: now)
+        _ = o.failed(.job("b"), now: now)
+        _ = o.failed(.job("c"), now: now)
         #expect(o.retry(now: now + .seconds(1)) == [.show(item("a"))])
-        #expect(o.shown("a") == [.show(item("b")), .show(item("c"))])
+        #expect(o.shown(.job("a")) == [.show(item("b")), .show(item("c"))])
         #expect(!o.isBlocked)
     }
 
     @Test func aServerAppearingRetriesAtOnce() {
         var o = Outbox()
         _ = o.enqueue([item("a")])
-        _ = o.failed("a", now: now)
+        _ = o.failed(.job("a"), now: now)
         #expect(o.serverAppeared() == [.show(item("a"))])
     }
 
     @Test func cancelledItemsLeaveTheQueue() {
         var o = Outbox()
         _ = o.enqueue([item("a"), item("b")])
-        _ = o.failed("a", now: now)
-        _ = o.failed("b", now: now)
-        let removed = o.remove("a")
+        _ = o.failed(.job("a"), now: now)
+        _ = o.failed(.job("b"), now: now)
+        let removed = o.remove(.job("a"))
         #expect(removed)
         #expect(o.retry(now: now + .seconds(1)) == [.show(item("b"))])
     }

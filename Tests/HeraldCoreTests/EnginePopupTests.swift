@@ -234,7 +234,7 @@ struct EnginePopupTests {
         let after = e.tick()
         #expect(after.count == 1)
         let summary = try #require(after.first)
-        #expect(summary.jobID == NotificationRequest.summaryID)
+        #expect(summary.jobID == PopupSubject.summaryKey)
         #expect(summary.summary == "5 reminders while you were away")
         #expect(summary.body.split(separator: "\n").count == 5)
         #expect(summary.body.hasPrefix("2026-11-22 22:10  Reminder r1\n"))

@@ -351,12 +351,12 @@ struct EngineStateMachineTests {
         guard case .show(let summary)? = effects.first(where: { if case .show = $0 { true } else { false } }) else {
             Issue.record("no summary: \(effects)"); return
         }
-        #expect(summary.jobID == NotificationRequest.summaryID)
+        #expect(summary.jobID == PopupSubject.summaryKey)
         #expect(e.handle(.shown(jobID: summary.jobID, .failure(NotifierError(.noServer, detail: ""))), now: t0).contains(.armTimer(t0 + .seconds(1))))
         #expect(e.pendingCount == 4)
         let again = e.handle(.timerFired, now: t0 + .seconds(1))
         guard case .show(let retried)? = again.first else { Issue.record("not retried: \(again)"); return }
-        #expect(retried.jobID == NotificationRequest.summaryID)
+        #expect(retried.jobID == PopupSubject.summaryKey)
         let recorded = e.handle(.shown(jobID: retried.jobID, .success(())), now: t0 + .seconds(1))
         #expect(history(recorded) == [.shown, .shown, .shown, .shown])
         #expect(e.pendingCount == 0)
@@ -374,7 +374,7 @@ struct EngineStateMachineTests {
         _ = e.handle(.jobsChanged([.removed(a.description), .added(snoozed.description)]), now: t0 + .minutes(1))
         let end = e.handle(.timerFired, now: t0 + .minutes(10))
         guard case .show(let summary)? = end.first else { Issue.record("no summary: \(end)"); return }
-        #expect(summary.jobID == NotificationRequest.summaryID)
+        #expect(summary.jobID == PopupSubject.summaryKey)
         let recorded = e.handle(.shown(jobID: summary.jobID, .success(())), now: t0 + .minutes(10))
         #expect(history(recorded) == [.shown])  // b only
         #expect(e.currentNames == ["a": snoozed])

@@ -92,7 +92,7 @@ struct ServerTraitsTests {
             shown += e.tick()
         }
         // Two on their own, then one summary replaced in place as it grows.
-        #expect(shown.map(\.jobID) == ["a", "b", NotificationRequest.summaryID, NotificationRequest.summaryID, NotificationRequest.summaryID])
+        #expect(shown.map(\.jobID) == ["a", "b", PopupSubject.summaryKey, PopupSubject.summaryKey, PopupSubject.summaryKey])
         #expect(shown.last?.summary == "3 more reminders")
         #expect(shown.last?.body.split(separator: "\n").count == 3)
         // Each is recorded.
@@ -103,12 +103,12 @@ struct ServerTraitsTests {
             clock.set(at("2026-11-22T09:0\(minute):00Z"))
             later += e.tick()
         }
-        #expect(later.map(\.jobID) == ["a", "b", NotificationRequest.summaryID, NotificationRequest.summaryID, NotificationRequest.summaryID])
+        #expect(later.map(\.jobID) == ["a", "b", PopupSubject.summaryKey, PopupSubject.summaryKey, PopupSubject.summaryKey])
         #expect(later.last?.body.split(separator: "\n").count == 3)
         // A click on the summary acknowledges the repeating reminders in it; they stop.
         let summary = try #require(later.last)
         _ = e.press(.body, on: summary)
-        #expect(e.engine.summaryLines.isEmpty)
+        #expect(e.engine.summary.lines.isEmpty)
         #expect(["c", "d", "e"].allSatisfy { id in self.history().contains { $0.id == id && $0.outcome == .done && $0.note == "the summary" } })
         var after: [String] = []
         for minute in 10...14 {

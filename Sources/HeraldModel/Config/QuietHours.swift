@@ -87,6 +87,8 @@ public struct QuietState: Sendable, Equatable {
     /// The desktop's do-not-disturb while it is on (and `quietWithDesktop` is set); its end
     /// is not known ahead.
     public var desktop: DesktopQuiet?
+    /// The desktop's do-not-disturb as last reported, followed or not (for status).
+    public var reported: DesktopQuiet?
 
     public init(hours: QuietHours? = nil, manual: QuietSwitch? = nil, desktop: DesktopQuiet? = nil) {
         self.hours = hours; self.manual = manual; self.desktop = desktop

@@ -5,8 +5,7 @@ extension Engine {
     /// repeating reminder stops); Track also opens the job's `url`; a habit's Done needs the
     /// job's log first and finishes in `completeAction`.
     mutating func actionInvoked(_ pressed: NotificationAction, now: Instant) -> [EngineEffect] {
-        let id = pressed.jobID
-        guard id != NotificationRequest.summaryID else {  // its lines are recorded already
+        guard case .job(let id) = PopupSubject(key: pressed.jobID) else {  // the summary's lines are recorded already
             return summaryEnded(acknowledged: true, now: now)
         }
         // The button's popup, if it is still the one on screen; pressing ends it.
@@ -53,12 +52,10 @@ extension Engine {
 
     /// A popup left the screen without a button: the server's time ran out (expired), or the
     /// user closed it (dismissed, which acknowledges a repeating reminder).
-    mutating func popupClosed(_ id: String, occurrence: Instant, _ reason: CloseReason, now: Instant) -> [EngineEffect] {
+    mutating func popupClosed(_ subject: PopupSubject, occurrence: Instant, _ reason: CloseReason, now: Instant) -> [EngineEffect] {
         // Herald closes a popup only after it has already settled it (a button, or a change from
         // the CLI); that closing, which may come late, says nothing about the popup now on screen.
-        if id == NotificationRequest.summaryID {
-            return summaryEnded(acknowledged: reason == .dismissed, now: now)
-        }
+        guard case .job(let id) = subject else { return summaryEnded(acknowledged: reason == .dismissed, now: now) }
         let popup: Firing? = update(id) { record in
             guard reason != .closedByHerald, case .onScreen(let f)? = record.popup, f.name.occurrence == occurrence else { return nil }
             record.popup = nil

@@ -6,49 +6,40 @@ extension Engine {
         var queue = actions
         while !queue.isEmpty {
             guard case .show(let item) = queue.removeFirst() else { continue }
-            if item.id == NotificationRequest.summaryID {
+            switch item.subject {
+            case .summary:
                 // Those still held (not cancelled or changed meanwhile) go into the summary.
                 var firings: [Firing] = []
-                for id in heldOrder {
+                for id in summary.held {
                     guard let record = records[id], case .held(let f) = record.phase, record.name == f.name else { continue }
                     update(id) { $0.phase = .summarised(f) }
                     firings.append(f)
-                    summaryOrder.append(id)
                 }
-                heldOrder.removeAll()
-                guard !firings.isEmpty else {
-                    summaryQueued = false
-                    queue += outbox.shown(item.id)
+                guard let lines = summary.send(firings, title: { f in Self.title(of: f.job, role: f.schedule.role(of: f.name.occurrence)) }) else {
+                    queue += outbox.shown(.summary)
                     continue
                 }
-                // A job already listed (a repeat held again) keeps one line, its latest.
-                let fresh = Set(firings.map(\.name.id))
-                let lines = summaryLines.filter { !fresh.contains($0.id) } + firings.map { f in
-                    SummaryLine(id: f.name.id, kind: f.job.kind, due: f.name.occurrence,
-                                title: Self.title(of: f.job, role: f.schedule.role(of: f.name.occurrence)))
-                }
-                summaryLinesSending = Array(lines.suffix(Self.maximumSummaryLines))  // a server that never reports it closed
                 effects.append(.show(MessageRenderer(config: config).summary(of: lines.map { ($0.kind, $0.due, $0.title) },
-                                                                             reason: summaryReason, zone: localZone, now: now)))
-                continue
-            }
-            guard let name = name(of: item.id) else {  // cancelled meanwhile
-                queue += outbox.shown(item.id)
-                continue
-            }
-            let ahead = update(item.id) { record -> LoadedJob? in
-                defer { record.ahead = nil }
-                guard case .read(let read, let job)? = record.ahead, read == name else {
-                    record.phase = .loading(due: item.due)
-                    return nil
+                                                                             reason: summary.reason, zone: localZone, now: now)))
+            case .job(let id):
+                guard let name = name(of: id) else {  // cancelled meanwhile
+                    queue += outbox.shown(item.subject)
+                    continue
                 }
-                return job
+                let ahead = update(id) { record -> LoadedJob? in
+                    defer { record.ahead = nil }
+                    guard case .read(let read, let job)? = record.ahead, read == name else {
+                        record.phase = .loading(due: item.due)
+                        return nil
+                    }
+                    return job
+                }
+                if let ahead {
+                    effects += prepare(ahead, name: name, due: item.due, now: now)
+                    continue
+                }
+                effects.append(.load(LoadRequest(name: name, purpose: .fire(due: item.due))))
             }
-            if let ahead {
-                effects += prepare(ahead, name: name, due: item.due, now: now)
-                continue
-            }
-            effects.append(.load(LoadRequest(name: name, purpose: .fire(due: item.due))))
         }
         return effects
     }
@@ -87,7 +78,7 @@ extension Engine {
             guard self.name(of: id) == name else {
                 // Cancelled, or snoozed or rescheduled from the CLI, while it was read.
                 if let moved = self.name(of: id) { records.schedule(id, at: moved.fireAt) }
-                return perform(outbox.shown(id), now: now)
+                return perform(outbox.shown(.job(id)), now: now)
             }
             switch result {
             case .success(let loaded):
@@ -95,7 +86,7 @@ extension Engine {
             case .failure(.missing):
                 // Moved or removed by another program as it was read; inotify reports where to.
                 forget(id)
-                return perform(outbox.shown(id), now: now)
+                return perform(outbox.shown(.job(id)), now: now)
             case .failure(let error):
                 forget(id)
                 let effects = [
@@ -103,7 +94,7 @@ extension Engine {
                     EngineEffect.spool(.appendHistory(HistoryRecord(time: now, id: id, kind: nil, role: nil, due: due,
                                                                     outcome: .failed, note: error.redacted))),
                 ]
-                return effects + perform(outbox.shown(id), now: now)
+                return effects + perform(outbox.shown(.job(id)), now: now)
             }
         }
     }
@@ -132,14 +123,10 @@ extension Engine {
     /// Asks for the documents of the next jobs waiting their turn (a burst of due popups), so
     /// each goes to the notifier as soon as the one before is shown, without a read between.
     mutating func readAheadOfOutbox() -> [EngineEffect] {
+        guard !outbox.isBlocked else { return [] }  // nothing goes out until the server is back
         var effects: [EngineEffect] = []
-        guard !outbox.isBlocked else { return effects }  // nothing goes out until the server is back
-        let upcoming = outbox.upcoming(Self.readAheadDepth)
-        var start = upcoming.startIndex
-        if let seen = readAheadSeen, let k = upcoming.lastIndex(where: { $0.id == seen }) { start = k + 1 }
-        readAheadSeen = upcoming.last?.id
-        for item in upcoming[start...] where item.id != NotificationRequest.summaryID {
-            if let load = askAhead(item.id) { effects.append(load) }
+        for case .job(let id) in outbox.unseenUpcoming(Self.readAheadDepth).map(\.subject) {
+            if let load = askAhead(id) { effects.append(load) }
         }
         return effects
     }
@@ -151,7 +138,7 @@ extension Engine {
         do { schedule = try JobSchedule(job, localZone: localZone, defaultLead: config.lead) } catch {
             forget(name.id)
             return [quarantineJobFile(name.description, reason: error.description, redacted: error.reason)]
-                + perform(outbox.shown(name.id), now: now)
+                + perform(outbox.shown(.job(name.id)), now: now)
         }
         let firing = Firing(name: name, job: job, schedule: schedule, due: due)
         let occurrence = DueOccurrence(job: job, schedule: schedule, name: name, habitLog: loaded.habitLog, weekStart: config.weekStart)
@@ -159,7 +146,7 @@ extension Engine {
         let settled: [EngineEffect]
         let wasGathered = update(name.id) { record -> Bool in defer { record.gathered = false }; return record.gathered }
         let crowd = crowded(name.id)
-        if let limit = serverTraits?.perAppLimit {
+        if let limit = server.traits?.perAppLimit {
             logger.debug("Popups on screen", metadata: ["job.id": "\(name.id)", "limit": "\(limit)", "crowded": "\(crowd)",
                                                         "own": "\(records[name.id]?.popup != nil)"])
         }
@@ -173,14 +160,11 @@ extension Engine {
             // Quiet time, one of a crowd after a break, or more popups than the server keeps
             // (GNOME Shell: 3 per app, the oldest closed for room): kept for one summary popup.
             // The file keeps its name, so a restart meanwhile holds it again (never lost).
-            if heldOrder.isEmpty && !summaryQueued {
-                summaryReason = !wasGathered && !quiet.isQuiet(at: now, zone: localZone) ? .crowd : .away
-            }
             update(name.id) { $0.phase = .held(firing) }
-            heldOrder.append(name.id)
-            if case .some(let end?) = quiet.end(containing: now, zone: localZone) { quietEnds = end } else { quietEnds = nil }
+            let ends: Instant? = { if case .some(let end?) = quiet.end(containing: now, zone: localZone) { return end } else { return nil } }()
+            summary.hold(name.id, reason: !wasGathered && !quiet.isQuiet(at: now, zone: localZone) ? .crowd : .away, quietEnds: ends)
             logger.info("Popup held for a summary", metadata: ["job.id": "\(name.id)", "quiet": "\(!wasGathered)"])
-            return perform(outbox.shown(name.id) + releaseHeld(now: now), now: now)
+            return perform(outbox.shown(.job(name.id)) + releaseHeld(now: now), now: now)
         } else {
             update(name.id) { $0.phase = .showing(firing) }
             let request = MessageRenderer(config: config).render(occurrence, now: now)
@@ -189,32 +173,30 @@ extension Engine {
             return [.show(request)]
         }
         // Settled without a popup: the next occurrence may be due already (an arrival after its skipped heads-up).
-        return settled + perform(outbox.shown(name.id), now: now) + tick(now: now)
+        return settled + perform(outbox.shown(.job(name.id)), now: now) + tick(now: now)
     }
 
-    /// The notifier finished with job `id`'s popup.
-    mutating func shown(_ id: String, _ result: Result<Void, NotifierError>, now: Instant) -> [EngineEffect] {
+    /// The notifier finished with a popup.
+    mutating func shown(_ subject: PopupSubject, _ result: Result<Void, NotifierError>, now: Instant) -> [EngineEffect] {
         switch result {
         case .success:
-            if lastError != nil {
+            if server.lastError != nil {
                 logger.notice("Notifications are getting through again")
-                lastError = nil
-                lastErrorAt = nil
+                server.lastError = nil
+                server.lastErrorAt = nil
             }
             var effects: [EngineEffect] = []
-            if id == NotificationRequest.summaryID {
+            switch subject {
+            case .summary:
+                var repeats: [Firing] = []
                 for f in takeSummarised() {
                     // A repeating reminder goes on repeating, as its own popup would.
                     effects += record(f, outcome: .shown, now: now, note: "in a summary")
-                    if repeatTime(f, now: now) != nil, name(of: f.name.id)?.snoozedUntil != nil,
-                       summaryRepeating.count < Self.maximumSummaryLines || summaryRepeating[f.name.id] != nil {
-                        summaryRepeating[f.name.id] = f
-                    }
+                    if repeatTime(f, now: now) != nil, name(of: f.name.id)?.snoozedUntil != nil { repeats.append(f) }
                 }
-                summaryQueued = false
-                summaryLines = summaryLinesSending
-                summaryLinesSending = []
-            } else if let record = records[id] {
+                summary.shown(repeats: repeats)
+            case .job(let id):
+                guard let record = records[id] else { break }
                 if case .refreshing(let firing)? = record.popup {
                     update(id) { $0.popup = .onScreen(firing) }  // the same occurrence with a new amount: no new history line
                 } else if case .showing(let firing) = record.phase {
@@ -225,24 +207,26 @@ extension Engine {
                     effects += self.record(firing, outcome: .shown, now: now)
                 }
             }
-            return effects + perform(outbox.shown(id), now: now)
+            return effects + perform(outbox.shown(subject), now: now)
         case .failure(let error):
-            update(id) { record in
-                if case .showing = record.phase { record.phase = .idle }
-                if case .refreshing? = record.popup { record.popup = nil }
-            }
-            if id == NotificationRequest.summaryID {  // shown again at the retry
+            switch subject {
+            case .summary:  // shown again at the retry
                 let back = takeSummarised()
                 for f in back { update(f.name.id) { $0.phase = .held(f) } }
-                heldOrder = back.map(\.name.id) + heldOrder
+                summary.failed(heldAgain: back.map(\.name.id))
+            case .job(let id):
+                update(id) { record in
+                    if case .showing = record.phase { record.phase = .idle }
+                    if case .refreshing? = record.popup { record.popup = nil }
+                }
             }
-            let actions = outbox.failed(id, now: now)
-            if lastError != error {
+            let actions = outbox.failed(subject, now: now)
+            if server.lastError != error {
                 logger.warning("Cannot show notifications; due jobs wait and are retried",
                                metadata: ["error": "\(error)", "retry.at": "\(outbox.retryAt.map { "\($0)" } ?? "-")"])
             }
-            lastError = error
-            lastErrorAt = now
+            server.lastError = error
+            server.lastErrorAt = now
             return perform(actions, now: now)
         }
     }
@@ -308,41 +292,30 @@ extension Engine {
     /// Puts the summary of held popups in the outbox once nothing more is being gathered and
     /// it is no longer quiet.
     mutating func releaseHeld(now: Instant) -> [Outbox.Action] {
-        guard !heldOrder.isEmpty, gatheredCount == 0, !summaryQueued, !quiet.isQuiet(at: now, zone: localZone) else { return [] }
-        summaryQueued = true
-        quietEnds = nil
-        logger.info("Showing a summary of held popups", metadata: ["count": "\(heldOrder.count)"])
-        return outbox.enqueue([Outbox.Item(id: NotificationRequest.summaryID, due: now)])
+        guard summary.isReady(gathering: records.gatheredCount, quiet: quiet.isQuiet(at: now, zone: localZone)) else { return [] }
+        logger.info("Showing a summary of held popups", metadata: ["count": "\(summary.held.count)"])
+        summary.queue()
+        return outbox.enqueue([Outbox.Item(.summary, due: now)])
     }
 
     /// A server that never reports its popups closed must not make the engine remember them
     /// all: past `maximumPopups`, the oldest are forgotten (a button on one is then only logged).
     mutating func notePopup(_ id: String) {
-        popupOrder.append(id)
-        guard popupOrder.count > 2 * Self.maximumPopups else { return }
-        popupOrder = popupOrder.filter { records[$0]?.popup != nil }
+        server.popupOrder.append(id)
+        guard server.popupOrder.count > 2 * Self.maximumPopups else { return }
+        var order = server.popupOrder.filter { records[$0]?.popup != nil }
         var seen = Set<String>()
-        popupOrder = popupOrder.reversed().filter { seen.insert($0).inserted }.reversed()
-        while popupOrder.count > Self.maximumPopups { update(popupOrder.removeFirst()) { $0.popup = nil } }
+        order = order.reversed().filter { seen.insert($0).inserted }.reversed()
+        while order.count > Self.maximumPopups { update(order.removeFirst()) { $0.popup = nil } }
+        server.popupOrder = order
     }
 
     static let maximumPopups = 4096
-    static let maximumSummaryLines = 1000
-
-    /// One job's line in the summary popup.
-    struct SummaryLine: Sendable {
-        var id: String
-        var kind: Job.Kind
-        var due: Instant
-        var title: String
-    }
 
     /// The summary left the screen: clicked or dismissed, it acknowledges the repeating
     /// reminders in it; otherwise (expired, closed by Herald, the server gone) they go on.
     mutating func summaryEnded(acknowledged: Bool, now: Instant) -> [EngineEffect] {
-        summaryLines = []
-        let repeating = summaryRepeating.values.sorted { $0.name.id < $1.name.id }
-        summaryRepeating = [:]
+        let repeating = summary.ended()
         guard acknowledged else { return [] }
         var effects: [EngineEffect] = []
         for f in repeating {
@@ -356,9 +329,9 @@ extension Engine {
     /// is kept for the summary that takes the rest (a popup that replaces the job's own, in
     /// place, takes none).
     func crowded(_ id: String) -> Bool {
-        guard let limit = serverTraits?.perAppLimit, limit >= 2, records[id]?.popup == nil else { return false }
+        guard let limit = server.traits?.perAppLimit, limit >= 2, records[id]?.popup == nil else { return false }
         var seen = Set<String>()
-        for other in popupOrder.reversed() where records[other]?.popup != nil && seen.insert(other).inserted {
+        for other in server.popupOrder.reversed() where records[other]?.popup != nil && seen.insert(other).inserted {
             if seen.count >= limit - 1 { return true }
         }
         return false
@@ -366,17 +339,13 @@ extension Engine {
 
     /// The jobs in the summary popup, in its order; they are no longer `.summarised`.
     mutating func takeSummarised() -> [Firing] {
-        var firings: [Firing] = []
-        for id in summaryOrder {
-            let f: Firing? = update(id) { record in
+        summary.takeSent().compactMap { id in
+            update(id) { record -> Firing? in
                 guard case .summarised(let f) = record.phase else { return nil }
                 record.phase = .idle
                 return f
             }
-            if let f { firings.append(f) }
         }
-        summaryOrder.removeAll()
-        return firings
     }
 
     /// A line for the history saying how a popup ended.

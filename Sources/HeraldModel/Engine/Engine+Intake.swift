@@ -24,7 +24,7 @@ extension Engine {
                 logger.info("Job accepted", metadata: ["job.id": "\(id)", "job.kind": "\(candidate.kind.rawValue)",
                                                        "job.due": "\(target.fireAt)"])
             case .waiting(let name):
-                waitingBatches.insert(name)
+                batches.wait(name)
             case .batch(let part):
                 effects += intakeBatch(part, into: &plan, now: now)
             }
@@ -38,38 +38,26 @@ extension Engine {
     /// filed (seen both at start and by inotify) is ignored the second time.
     mutating func intakeBatch(_ part: BatchPart, into plan: inout FilingPlan, now: Instant) -> [EngineEffect] {
         let name = part.file
-        var effects: [EngineEffect] = []
-        if part.isFirst {
-            if batches[name] != nil {
-                duplicateReads.insert(name)
-            } else if !part.resumed, pending + part.total > config.maxJobs {
-                let problem = "\(part.total) more jobs would pass the spool's limit of \(config.maxJobs) (limits.jobs)"
-                effects += refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
-                batches[name] = .some(nil)
-            } else {
-                batches[name] = BatchCounts()
-            }
-        }
-        if duplicateReads.contains(name) {
-            if part.isLast { duplicateReads.remove(name) }
-            return effects
-        }
-        guard case .some(.some(var counts)) = batches[name] else {
-            if part.isLast { batches.removeValue(forKey: name) }
-            return effects
+        switch batches.decide(part, fits: { records.namedCount + $0 <= config.maxJobs }) {
+        case .ignore: return []
+        case .refuse:
+            let problem = "\(part.total) more jobs would pass the spool's limit of \(config.maxJobs) (limits.jobs)"
+            return refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
+        case .take: break
         }
         plan.batch = name
         plan.isLastPart = part.isLast
+        var added = 0, skipped = 0
         for candidate in part.candidates {
             // A resumed batch skips the ids it already filed.
-            guard let id = candidate.id, self.name(of: id) == nil else { counts.skipped += 1; continue }
+            guard let id = candidate.id, self.name(of: id) == nil else { skipped += 1; continue }
             let target = JobFileName(id: id, occurrence: candidate.first)
             accept(target)
             plan.writes.append(.init(name: target, line: candidate.line))
-            counts.added += 1
+            added += 1
         }
-        batches[name] = counts
-        return effects
+        batches.count(name, added: added, skipped: skipped)
+        return []
     }
 
     /// Jobs the intake queue has put into `jobs/` can be read now: one that came due while it
@@ -91,44 +79,33 @@ extension Engine {
             if self.name(of: name.id) == name { forget(name.id) } else { update(name.id) { $0.phase = .idle } }
         }
         var effects: [EngineEffect] = []
-        if let batch = result.batch, case .some(.some(var counts)) = batches[batch] {
-            counts.failed += result.failed.count
-            batches[batch] = counts
-            if result.isLastPart {
+        if let batch = result.batch, batches.counts(of: batch) != nil {
+            batches.count(batch, failed: result.failed.count)
+            if result.isLastPart, let counts = batches.counts(of: batch) {
                 if counts.failed == 0 {
                     var plan = FilingPlan()
                     plan.removeBatch = batch
                     effects.append(.file(plan))
                 } else {
-                    batches.removeValue(forKey: batch)
+                    batches.abandon(batch)
                     logger.error("Cannot write every job of a batch; the batch stays in new/",
                                  metadata: ["file": "\(batch)", "jobs.failed": "\(counts.failed)"])
                 }
             }
         }
-        if let batch = result.removedBatch, case .some(.some(let counts)) = batches.removeValue(forKey: batch) {
+        if let batch = result.removedBatch, let (counts, waiting) = batches.finish(batch) {
             logger.info("Batch accepted", metadata: ["file": "\(batch)", "jobs.added": "\(counts.added)",
                                                      "jobs.skipped": "\(counts.skipped)"])
             // A batch of the same name waited for this one's claim to go.
-            if !waitingBatches.isEmpty {
-                effects.append(.readIntake(intakeRequest(waitingBatches.sorted())))
-                waitingBatches.removeAll()
-            }
+            if !waiting.isEmpty { effects.append(.readIntake(intakeRequest(waiting))) }
         }
         return effects + tick(now: now)
     }
 
-    /// A batch being taken in: its jobs so far.
-    struct BatchCounts: Sendable {
-        var added = 0
-        var skipped = 0
-        var failed = 0
-    }
-
     /// Why a job with `id` cannot be taken in now, or nil when it can.
     func admissionProblem(id: String, adding: Int) -> String? {
-        if pending + adding > config.maxJobs {
-            return "the spool already holds \(pending) jobs, its limit (limits.jobs)"
+        if records.namedCount + adding > config.maxJobs {
+            return "the spool already holds \(records.namedCount) jobs, its limit (limits.jobs)"
         }
         if name(of: id) != nil { return "job id '\(id)' is already pending" }
         return nil

@@ -12,56 +12,35 @@ public struct Engine: Sendable {
     /// What this event logged so far (returned as `.log` effects).
     var logger: EngineLog
 
-    /// One record per job, by id, with the one index of their due times (JobRecords.swift).
+    /// One record per job, by id, with the one index of their due times (JobRecords.swift);
+    /// it counts the pending jobs itself.
     var records = JobRecords()
-    /// How many records have a file in the spool (`pendingCount`).
-    var pending = 0
+    /// Due jobs on their way to the notifier, and the retry after a failure (Outbox.swift).
     var outbox = Outbox()
     /// Names the engine asked to create in `jobs/`, until inotify reports them: so its own
     /// renames, reported late, are not taken for someone else's. Not a job's state (that is
     /// its record) but an echo filter on the directory.
     var ownNames: Set<JobFileName> = []
-    /// The jobs held for the summary, in the order they were held, and how many overdue jobs
-    /// after a break are still being read (the summary waits for them).
-    var heldOrder: [String] = []
-    var gatheredCount = 0
-    /// The summary is in the outbox (or on its way to the screen with the `.summarised` jobs).
-    var summaryQueued = false
-    var summaryOrder: [String] = []
-    /// Jobs given a popup, oldest first (with repeats): bounds how many the engine remembers.
-    var popupOrder: [String] = []
-    /// When the quiet time holding popups ends (a wake-up), if known.
-    var quietEnds: Instant?
-    /// Quiet hours and the do-not-disturb switch.
+    /// The summary popup: the jobs held for it, the one on its way, the one on screen.
+    var summary = Summary()
+    /// Batches of `new/` being taken in, part by part.
+    var batches = BatchIntake()
+    /// Quiet hours, the do-not-disturb switch and the desktop's do-not-disturb.
     var quiet: QuietState
-    /// The notification server's traits, once the notifier has described it.
-    public internal(set) var serverTraits: ServerTraits?
-    /// The desktop's do-not-disturb as last reported (kept when `quietWithDesktop` is off, for status).
-    public internal(set) var desktopQuiet: DesktopQuiet?
-    /// The lines of the summary popup on screen: a new summary while it is there replaces it
-    /// in place, so it lists these too.
-    var summaryLines: [SummaryLine] = []
-    var summaryLinesSending: [SummaryLine] = []
-    /// The repeating reminders in the summary on screen: they go on repeating (into the
-    /// summary again while it is crowded) until a click on the summary, or its dismissal,
-    /// acknowledges them.
-    var summaryRepeating: [String: Firing] = [:]
-    /// Why the queued summary holds its popups (its heading).
-    var summaryReason: MessageRenderer.SummaryReason = .away
-    /// Batches being taken in; refused ones are nil until their last part has passed.
-    var batches: [String: BatchCounts?] = [:]
-    /// Claimed batches read a second time while being filed: their parts are ignored.
-    var duplicateReads: Set<String> = []
-    /// Valid batches whose claim name was taken by a batch still being filed.
-    var waitingBatches: Set<String> = []
-    /// The last job waiting in the outbox that `readAheadOfOutbox` looked at: those before it
-    /// are not looked at again on every event.
-    var readAheadSeen: String?
-    var armed: Instant?? = .none
-    public internal(set) var lastError: NotifierError?
-    public internal(set) var lastErrorAt: Instant?
+    /// The notification server as the engine knows it.
+    var server = ServerView()
+    /// The wake-up last asked for (`.some(nil)`: none; `nil`: never asked).
+    var armedWakeup: Instant?? = .none
     /// Where ids for job files without one come from.
     var ids: SeededGenerator
+
+    /// The notification server's traits, once the notifier has described it.
+    public var serverTraits: ServerTraits? { server.traits }
+    /// The desktop's do-not-disturb as last reported (kept when `quietWithDesktop` is off, for status).
+    public var desktopQuiet: DesktopQuiet? { quiet.reported }
+    /// The last notification failure, while it is unresolved, and when it came.
+    public var lastError: NotifierError? { server.lastError }
+    public var lastErrorAt: Instant? { server.lastErrorAt }
 
     /// - Parameters:
     ///   - logLevel: the least level of the `.log` effects it returns.
@@ -76,7 +55,7 @@ public struct Engine: Sendable {
     }
 
     /// The desktop's do-not-disturb counts as quiet time when the config says so.
-    mutating func applyDesktopQuiet() { quiet.desktop = config.quietWithDesktop ? desktopQuiet : nil }
+    mutating func applyDesktopQuiet() { quiet.desktop = config.quietWithDesktop ? quiet.reported : nil }
 
     /// The do-not-disturb switch as heraldd starts (read before `.started`).
     public mutating func setQuietSwitch(_ manual: QuietSwitch?) { quiet.manual = manual }
@@ -84,7 +63,7 @@ public struct Engine: Sendable {
     // MARK: queries
 
     /// How many jobs are pending (scheduled, being filed, waiting for the server, or being shown).
-    public var pendingCount: Int { pending }
+    public var pendingCount: Int { records.namedCount }
     /// Every accepted job's current file name, by id.
     public var currentNames: [String: JobFileName] {
         var names: [String: JobFileName] = [:]
@@ -101,7 +80,7 @@ public struct Engine: Sendable {
     }
 
     private func wakeup(due: Instant?) -> Instant? {
-        [due, outbox.retryAt, heldOrder.isEmpty ? nil : quietEnds].compactMap { $0 }.min()
+        [due, outbox.retryAt, summary.wakeup].compactMap { $0 }.min()
     }
 
     /// The earliest due time of any scheduled job (for status), ignoring retries.
@@ -132,23 +111,23 @@ public struct Engine: Sendable {
             effects = [.readIntake(intakeRequest(nil)), .listJobs]
         case .jobsListed(let names): effects = jobsListed(names, now: now)
         case .loaded(let request, let result): effects = loaded(request, result, now: now)
-        case .shown(let id, let result): effects = shown(id, result, now: now)
+        case .shown(let key, let result): effects = shown(PopupSubject(key: key), result, now: now)
         case .serverGone: effects = serverGone()
         case .serverAppeared:
             // Popups on screen now are the new server's (it may have been started by one of them).
             effects = perform(outbox.serverAppeared(), now: now)
         case .serverDescribed(let traits):
-            serverTraits = traits
+            server.traits = traits
             effects = []
         case .desktopQuietChanged(let desktop):
-            guard desktop != nil || desktopQuiet != nil else { effects = []; break }
-            desktopQuiet = desktop.map { DesktopQuiet(since: min($0.since, now), source: $0.source) }
+            guard desktop != nil || quiet.reported != nil else { effects = []; break }
+            quiet.reported = desktop.map { DesktopQuiet(since: min($0.since, now), source: $0.source) }
             applyDesktopQuiet()
             logger.info(desktop == nil ? "The desktop's do-not-disturb went off" : "The desktop's do-not-disturb went on",
                         metadata: ["source": "\(desktop?.source ?? "-")", "followed": "\(config.quietWithDesktop)"])
             effects = tick(now: now)
         case .popup(.action(let action)): effects = actionInvoked(action, now: now)
-        case .popup(.closed(let id, let occurrence, let reason)): effects = popupClosed(id, occurrence: occurrence, reason, now: now)
+        case .popup(.closed(let key, let occurrence, let reason)): effects = popupClosed(PopupSubject(key: key), occurrence: occurrence, reason, now: now)
         case .quietSwitched(let manual):
             quiet.manual = manual
             logger.info(manual.map { $0.contains(now) ? "Quiet switched on" : "Quiet switched off" } ?? "Quiet switch removed")
@@ -167,8 +146,8 @@ public struct Engine: Sendable {
         effects += readAheadOfOutbox()
         // Stale entries leave the top of the due index here, so queries on copies stay O(1).
         let wake = wakeup(due: outbox.isBlocked ? nil : records.nextDeadline())
-        if armed != .some(wake) {
-            armed = .some(wake)
+        if armedWakeup != .some(wake) {
+            armedWakeup = .some(wake)
             effects.append(.armTimer(wake))
         }
         return logger.lines.isEmpty ? effects : logger.drain() + effects
@@ -186,9 +165,8 @@ public struct Engine: Sendable {
         for stray in strays where !stray.hasPrefix(".") {
             effects.append(quarantineJobFile(stray, reason: "not a job file name as heraldd writes them (<id>@<microseconds>[@<microseconds>].json, no sign or leading zeros)"))
         }
-        pending = records.count
         records.scheduleAllNamed()
-        logger.info("Spool loaded", metadata: ["jobs.pending": "\(pending)"])
+        logger.info("Spool loaded", metadata: ["jobs.pending": "\(records.namedCount)"])
         effects.append(.readIntake(intakeRequest(nil)))
         return effects + tick(now: now, afterBreak: true)
     }
@@ -201,12 +179,12 @@ public struct Engine: Sendable {
         for (id, at) in records.takeDue(now: now) {
             // A job still being filed fires once it is in jobs/ (`filed` schedules it again).
             if records[id]?.isFiling ?? true { continue }
-            due.append(Outbox.Item(id: id, due: at))
+            due.append(Outbox.Item(.job(id), due: at))
         }
         if afterBreak {
             let overdue = due.filter { now - $0.due > .seconds(1) }
             if overdue.count > config.popups.summaryAfter {
-                for item in overdue { update(item.id) { $0.gathered = true } }
+                for case .job(let id) in overdue.map(\.subject) { update(id) { $0.gathered = true } }
             }
         }
         if !due.isEmpty { actions += outbox.enqueue(due) }
@@ -242,9 +220,8 @@ public struct Engine: Sendable {
             }
         }
         for id in ids { update(id) { $0.popup = nil } }
-        summaryLines = []
-        summaryRepeating = [:]
-        serverTraits = nil
+        summary.serverGone()
+        server.traits = nil
         return []
     }
 
@@ -253,16 +230,13 @@ public struct Engine: Sendable {
     /// The job's current file name (nil: not pending).
     func name(of id: String) -> JobFileName? { records[id]?.name }
 
-    /// Changes job `id`'s record in place (made if missing), keeping the pending count and
-    /// dropping a record that has nothing left in it.
+    /// Changes job `id`'s record in place (made if missing), dropping a record that has
+    /// nothing left in it.
     @discardableResult
     mutating func update<T>(_ id: String, _ body: (inout JobRecord) -> T) -> T {
         var record = records[id] ?? JobRecord(name: nil)
-        let had = record.name != nil, wasGathered = record.gathered
         let result = body(&record)
-        if had != (record.name != nil) { pending += had ? -1 : 1 }
         if record.name == nil { record.gathered = false }  // left the spool: not waited for any more
-        if wasGathered != record.gathered { gatheredCount += record.gathered ? 1 : -1 }
         if record.isEmpty { records.removeValue(forKey: id) } else { records[id] = record }
         return result
     }
@@ -298,7 +272,7 @@ public struct Engine: Sendable {
             }
         }
         records.unschedule(id)
-        outbox.remove(id)
+        outbox.remove(.job(id))
     }
 
     func intakeRequest(_ names: [String]?) -> IntakeRequest {
@@ -340,4 +314,32 @@ public struct Engine: Sendable {
 
 extension SpoolOperation {
     var isAdvance: Bool { if case .advance = self { return true } else { return false } }
+}
+
+/// The notification server as the engine knows it: what it is, whether showing fails, and the
+/// jobs it has popups of, oldest first (with repeats), which bounds how many the engine
+/// remembers and says when one more would be a crowd.
+struct ServerView: Sendable {
+    var traits: ServerTraits?
+    var lastError: NotifierError?
+    var lastErrorAt: Instant?
+    var popupOrder: [String] = []
+}
+
+/// What a popup is of: a job's, or the summary's. At the notifier, one popup per key.
+public enum PopupSubject: Hashable, Sendable {
+    case job(String)
+    case summary
+
+    /// The summary's key at the notifier: `@` is in no job id.
+    public static let summaryKey = "@summary"
+
+    public init(key: String) { self = key == Self.summaryKey ? .summary : .job(key) }
+
+    public var key: String {
+        switch self {
+        case .job(let id): return id
+        case .summary: return Self.summaryKey
+        }
+    }
 }

@@ -19,6 +19,10 @@ struct JobRecords: Sendable {
     private var nextSequence: UInt64 = 0
     /// How many records are in the due index.
     private(set) var scheduledCount = 0
+    /// How many records have a file in the spool (the pending jobs), and how many are one of
+    /// a crowd overdue after a break, still being read: kept as records change, never by hand.
+    private(set) var namedCount = 0
+    private(set) var gatheredCount = 0
 
     init() {}
 
@@ -69,13 +73,23 @@ struct JobRecords: Sendable {
         get { table[id].map { Self.unpack($0, id: id) } }
         set {
             guard let newValue else {
-                if let old = table.removeValue(forKey: id), old.sequence != 0 { scheduledCount -= 1 }
+                if let old = table.removeValue(forKey: id) {
+                    if old.sequence != 0 { scheduledCount -= 1 }
+                    count(old.flags, -1)
+                }
                 return
             }
             var packed = table[id] ?? Packed()
+            count(packed.flags, -1)
             Self.pack(newValue, into: &packed)
+            count(packed.flags, 1)
             table[id] = packed
         }
+    }
+
+    private mutating func count(_ flags: UInt8, _ sign: Int) {
+        if flags & Packed.named != 0 { namedCount += sign }
+        if flags & Packed.gathered != 0 { gatheredCount += sign }
     }
 
     @discardableResult
@@ -163,7 +177,10 @@ struct JobRecords: Sendable {
         for name in names {
             var packed = Packed()
             Self.pack(JobRecord(name: name), into: &packed)
-            guard let old = table.exchange(name.id, packed), let other = Self.unpack(old, id: name.id).name else { continue }
+            guard let old = table.exchange(name.id, packed), let other = Self.unpack(old, id: name.id).name else {
+                namedCount += 1
+                continue
+            }
             // Two states of one job can only come from outside interference: keep the later one.
             if other.occurrence >= name.occurrence {
                 table.exchange(name.id, old)

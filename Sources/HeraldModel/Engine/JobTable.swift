@@ -52,7 +52,7 @@ public struct JobTable: Sendable {
 
 extension Engine {
     /// The pending jobs as the engine knows them now.
-    public var jobTable: JobTable { JobTable(records: records, count: pending) }
+    public var jobTable: JobTable { JobTable(records: records, count: records.namedCount) }
 }
 
 /// A job file name ordered as `herald list` sorts: by firing time, ties by id.

@@ -7,10 +7,11 @@
 /// doubles from `initialBackoff` up to `maxBackoff`. A successful probe, or the server
 /// appearing on the bus, unblocks it.
 public struct Outbox: Sendable {
+    /// A job's popup, or the summary's, due at `due`.
     public struct Item: Equatable, Sendable {
-        public var id: String
+        public var subject: PopupSubject
         public var due: Instant
-        public init(id: String, due: Instant) { self.id = id; self.due = due }
+        public init(_ subject: PopupSubject, due: Instant) { self.subject = subject; self.due = due }
     }
 
     public enum Action: Equatable, Sendable {
@@ -36,8 +37,10 @@ public struct Outbox: Sendable {
     public let policy: Policy
     private(set) var state: State = .healthy
     private var waiting: [Item] = []
-    private var inFlight: [String: Item] = [:]
+    private var inFlight: [PopupSubject: Item] = [:]
     private var backoff: Span
+    /// The last waiting item `unseenUpcoming` handed out: those before it are not handed again.
+    private var seenUpTo: PopupSubject?
 
     public init(policy: Policy = Policy()) {
         self.policy = policy
@@ -49,10 +52,20 @@ public struct Outbox: Sendable {
     public var isBlocked: Bool { state != .healthy }
     /// When the next retry is due while blocked.
     public var retryAt: Instant? { if case .blocked(let t) = state { return t } else { return nil } }
-    public func contains(_ id: String) -> Bool { inFlight[id] != nil || waiting.contains { $0.id == id } }
+    public func contains(_ subject: PopupSubject) -> Bool { inFlight[subject] != nil || waiting.contains { $0.subject == subject } }
 
     /// The first `count` items waiting their turn, next first.
     public func upcoming(_ count: Int) -> ArraySlice<Item> { waiting.prefix(count) }
+
+    /// The first `count` items waiting their turn that no call before handed out (a burst's
+    /// read-ahead looks at each waiting job once, not on every event).
+    public mutating func unseenUpcoming(_ count: Int) -> ArraySlice<Item> {
+        let upcoming = waiting.prefix(count)
+        var start = upcoming.startIndex
+        if let seen = seenUpTo, let k = upcoming.lastIndex(where: { $0.subject == seen }) { start = k + 1 }
+        seenUpTo = upcoming.last?.subject
+        return upcoming[start...]
+    }
 
     /// Queues due items (in due order) and returns what to show now.
     public mutating func enqueue(_ items: [Item]) -> [Action] {
@@ -60,9 +73,9 @@ public struct Outbox: Sendable {
         return pump()
     }
 
-    /// The notifier showed `id`.
-    public mutating func shown(_ id: String) -> [Action] {
-        inFlight.removeValue(forKey: id)
+    /// The notifier showed `subject`'s popup (or it needed none after all).
+    public mutating func shown(_ subject: PopupSubject) -> [Action] {
+        inFlight.removeValue(forKey: subject)
         if state == .probing {
             state = .healthy
             backoff = policy.initialBackoff
@@ -70,10 +83,10 @@ public struct Outbox: Sendable {
         return pump()
     }
 
-    /// The notifier failed to show `id`: it goes back to the queue, which blocks until a retry.
-    public mutating func failed(_ id: String, now: Instant) -> [Action] {
-        guard let item = inFlight.removeValue(forKey: id) else { return [] }
-        let at = waiting.firstIndex { ($0.due, $0.id) > (item.due, item.id) } ?? waiting.count
+    /// The notifier failed to show `subject`'s popup: it goes back to the queue, which blocks until a retry.
+    public mutating func failed(_ subject: PopupSubject, now: Instant) -> [Action] {
+        guard let item = inFlight.removeValue(forKey: subject) else { return [] }
+        let at = waiting.firstIndex { ($0.due, $0.subject.key) > (item.due, item.subject.key) } ?? waiting.count
         waiting.insert(item, at: at)
         if case .blocked = state { return [] }
         let retryAt = now + backoff
@@ -99,8 +112,8 @@ public struct Outbox: Sendable {
 
     /// Drops a waiting item (its job was cancelled). In-flight items cannot be recalled.
     @discardableResult
-    public mutating func remove(_ id: String) -> Bool {
-        guard let k = waiting.firstIndex(where: { $0.id == id }) else { return false }
+    public mutating func remove(_ subject: PopupSubject) -> Bool {
+        guard let k = waiting.firstIndex(where: { $0.subject == subject }) else { return false }
         waiting.remove(at: k)
         return true
     }
@@ -117,7 +130,7 @@ public struct Outbox: Sendable {
         while inFlight.count < limit, taken < waiting.count {
             let item = waiting[taken]
             taken += 1
-            inFlight[item.id] = item
+            inFlight[item.subject] = item
             actions.append(.show(item))
         }
         waiting.removeFirst(taken)

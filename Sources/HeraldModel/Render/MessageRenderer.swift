@@ -85,7 +85,7 @@ public struct MessageRenderer: Sendable {
             body.append(RelativeTime.clock(line.due, zone: zone, now: now) + "  " + TextSafety.stripControls(line.title, keepNewlines: false))
         }
         if lines.count > 12 { body.append("and \(lines.count - 12) more (herald history)") }
-        return NotificationRequest(jobID: NotificationRequest.summaryID, occurrence: now,
+        return NotificationRequest(jobID: PopupSubject.summaryKey, occurrence: now,
                                    summary: reason == .away ? "\(lines.count) \(noun) while you were away" : "\(lines.count) more \(noun)",
                                    body: body.joined(separator: "\n"),
                                    icon: "appointment-soon", urgency: .normal, category: "x-herald.summary", actions: [.body],

@@ -24,8 +24,6 @@ public struct NotificationRequest: Sendable, Equatable {
         self.urgency = urgency; self.category = category; self.actions = actions; self.expiry = expiry; self.sound = sound
     }
 
-    /// The job id of a summary popup ("3 reminders while you were away"): `@` is in no job id.
-    public static let summaryID = "@summary"
 
     /// The `desktop-entry` hint: Herald's desktop file, `herald.desktop`.
     public static let desktopEntry = "herald"
