@@ -63,7 +63,42 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// one per queued popup. The caller retries after its backoff.
     public func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
         let queuedAt = DispatchTime.now().uptimeNanoseconds
-        glib.perform { [self] in showQueued(request, queuedAt: queuedAt, completion: completion) }
+        checkIcon(request) { [self] request in
+            glib.perform { [self] in showQueued(request, queuedAt: queuedAt, completion: completion) }
+        }
+    }
+
+    /// Icon files are checked here, never on the GLib thread: `stat` on a hung mount would stop
+    /// every popup. A check that does not answer within `iconPatience` lets the popup go without
+    /// its icon, and while it still hangs other icon files are not checked (they go without).
+    private let iconChecks = DispatchQueue(label: "herald.icon", qos: .userInitiated)
+    private let iconTimer = DispatchQueue(label: "herald.icon.timer", qos: .userInitiated)
+    private let iconHung = Atomic<Bool>(false)
+    static let iconPatience = DispatchTimeInterval.milliseconds(500)
+
+    private func checkIcon(_ request: NotificationRequest, then body: @escaping @Sendable (NotificationRequest) -> Void) {
+        guard let icon = request.icon else { return body(request) }
+        let bare: NotificationRequest = { var r = request; r.icon = nil; return r }()
+        let logger = self.logger
+        @Sendable func drop(_ reason: String) -> NotificationRequest {
+            logger.notice("A popup's icon is dropped", metadata: ["job.id": "\(request.jobID)", "reason": "\(reason)"])
+            return bare
+        }
+        if let problem = PopupIcon.spellingProblem(icon) { return body(drop(problem)) }
+        guard icon.hasPrefix("/") else { return body(request) }
+        guard !iconHung.load(ordering: .acquiring) else { return body(drop("its file system does not answer")) }
+        let once = Once()
+        iconChecks.async { [self] in
+            let problem = PopupIcon.problem(icon)
+            iconHung.store(false, ordering: .releasing)
+            guard once.claim() else { return }
+            body(problem.map(drop) ?? request)
+        }
+        iconTimer.asyncAfter(deadline: .now() + Self.iconPatience) { [self] in  // monotonic: a budget for the check
+            guard once.claim() else { return }
+            iconHung.store(true, ordering: .releasing)
+            body(drop("its file system does not answer"))
+        }
     }
 
     private func showQueued(_ request: NotificationRequest, queuedAt: UInt64, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
@@ -249,13 +284,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             }
         }
         // A server that draws fewer buttons gets the first ones; the body names the rest's commands.
-        var request = request.fitted(maximumButtons: traits?.maximumButtons)
-        // The server loads the icon itself (and would block on a FIFO): one that is not a
-        // theme name or an image file is dropped, and the popup shows without it.
-        if let icon = request.icon, let problem = PopupIcon.problem(icon) {
-            logger.notice("A popup's icon is dropped", metadata: ["job.id": "\(request.jobID)", "reason": "\(problem)"])
-            request.icon = nil
-        }
+        // (Its icon was checked before: `checkIcon`.)
+        let request = request.fitted(maximumButtons: traits?.maximumButtons)
         let markup = capabilities?.contains("body-markup") ?? false
         let body = markup ? TextSafety.escapeMarkup(request.body) : request.body
         // One popup per job: a new one for a job still on screen updates it in place (libnotify
@@ -577,4 +607,10 @@ private final class ActionHandlerBox: Sendable {
     private let handler = Mutex<(@Sendable (PopupEvent) -> Void)?>(nil)
     func set(_ h: @escaping @Sendable (PopupEvent) -> Void) { handler.withLock { $0 = h } }
     func call(_ event: PopupEvent) { handler.withLock { $0 }?(event) }
+}
+
+/// Whichever of two comes first: `claim()` is true once.
+private final class Once: Sendable {
+    private let taken = Atomic<Bool>(false)
+    func claim() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
 }

@@ -142,8 +142,8 @@ extension Herald {
                     items += calendar.items.count
                     // Expanding heraldd's own window checks rules, zones and triggers, not only the
                     // syntax, and counts the same budgets: what this reports is what heraldd skips.
-                    return calendar.alarms(from: ctx.now - Span.seconds(86_400), to: ctx.now + CalendarPlanner.horizon + Span.seconds(86_400),
-                                           localZone: ctx.zone).problems
+                    return calendar.plannedAlarms(from: ctx.now - Span.seconds(86_400), to: ctx.now + CalendarPlanner.horizon + Span.seconds(86_400),
+                                                  now: ctx.now, localZone: ctx.zone).problems
                 }
                 say("\(files) file\(files == 1 ? "" : "s"), \(items) item\(items == 1 ? "" : "s"), "
                     + (problems == 0 ? "no problems" : "\(problems) problem\(problems == 1 ? "" : "s")"))

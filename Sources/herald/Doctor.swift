@@ -83,7 +83,7 @@ struct DoctorChecks {
                       checkUnit(), checkTimeZone()]
         // Only with sync.calendar: without it, nothing about syncing is asked or said.
         if let collection = resolved.config.syncCalendar {
-            let v = SyncHealth.read(collection, environment: environment).verdict(now: Instant(microseconds: Int64(time(nil)) * 1_000_000))
+            let v = SyncHealth.read(collection, environment: environment, within: 2).verdict(now: Instant(microseconds: Int64(time(nil)) * 1_000_000))
             checks.append(v.ok ? .pass("synced calendar", v.detail) : .fail("synced calendar", v.detail, fix: v.fix ?? ""))
         }
         checks += checkCalendars(resolved.spool)

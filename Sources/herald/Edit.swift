@@ -306,7 +306,18 @@ final class EditSession {
     /// Removes the folder and whatever is in it (a FIFO, a swap file), unless the edit is kept.
     func close() {
         guard !keep else { return }
-        for name in (try? FileSystem.list(folder)) ?? [] { unlink(folder + "/" + name) }
-        rmdir(folder)
+        Self.remove(folder, depth: 8)
+    }
+
+    /// Removes `path` and what is in it, never following a link, at most `depth` folders down.
+    static func remove(_ path: String, depth: Int) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        if st.st_mode & S_IFMT == S_IFDIR, depth > 0 {
+            for name in (try? FileSystem.list(path)) ?? [] { remove(path + "/" + name, depth: depth - 1) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
     }
 }

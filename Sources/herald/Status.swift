@@ -57,7 +57,7 @@ extension Herald {
                     ("holdsPopups", .bool(live?.doNotDisturb != nil && live?.doNotDisturbFollowed == true)),
                 ])))
                 if let collection = ctx.config.syncCalendar {
-                    let health = SyncHealth.read(collection, environment: ctx.environment)
+                    let health = SyncHealth.read(collection, environment: ctx.environment, within: 2)
                     let v = health.verdict(now: ctx.now)
                     f.append(("sync", .object([("calendar", .string(collection)), ("exists", .bool(health.exists)), ("items", .int(Int64(health.items))),
                                                ("lastSync", health.lastSync.map { .string(ISO8601.format($0, in: ctx.zone)) } ?? .null),
@@ -91,7 +91,7 @@ extension Herald {
                 if let next, let due = next.fireAt { say("next:    \(TextSafety.visible(next.id)) at \(ctx.when(due))") }
                 if missed > 0 { sayStyled("missed:  \(Style.paint(String(missed), .yellow)) in the last 24 h, too late to show (see 'herald history')") }
                 if let collection = ctx.config.syncCalendar {
-                    let v = SyncHealth.read(collection, environment: ctx.environment).verdict(now: ctx.now)
+                    let v = SyncHealth.read(collection, environment: ctx.environment, within: 2).verdict(now: ctx.now)
                     sayStyled("sync:    " + (v.ok ? "" : Style.paint("attention", .yellow) + ": ") + TextSafety.visible(v.detail)
                               + (v.fix.map { " (\(TextSafety.visible($0)))" } ?? ""))
                 }

@@ -2,7 +2,9 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import HeraldCore
+import Synchronization
 
 /// `--sync` and `--local`: whether a new reminder, timer or delivery is stored as an item in
 /// the synced collection (`sync.calendar`) or as a job file on this machine alone.
@@ -64,6 +66,18 @@ extension CLIContext {
         try checkPlannable(text, path: folder.path(of: names))
         do { _ = try folder.replace(names, with: Array(text.utf8), create: true) } catch {
             throw error.exists ? CLIError.data("--id: a synced job '\(id)' exists already in '\(collection)'") : CLIError.failure("\(error)")
+        }
+        // Noted as this machine's own, so that no one else's items in the calendar take its room.
+        do {
+            try prepareSpool(adding: 0)
+            try FileSystem.appendLine(SyncedItem.uid(for: id), to: spool.ownSyncedPath)
+            var st = stat()
+            if stat(spool.ownSyncedPath, &st) == 0, st.st_size > 512 << 10 {  // the latest are kept
+                let latest = spool.ownSyncedUIDs().sorted().joined(separator: "\n") + "\n"
+                try FileSystem.writeAtomically(Array(latest.utf8), tmpPath: spool.tmp + "/.own-synced." + String(getpid()), finalPath: spool.ownSyncedPath)
+            }
+        } catch {
+            warn("note: \(error); the item is written, but not noted as yours in the spool")
         }
     }
 
@@ -193,6 +207,25 @@ struct SyncHealth {
     /// A sync within this long counts as recent.
     static let recent = Span.seconds(24 * 3600)
 
+    /// Whether the collection answered (nil: it is on a mount that does not, within 2 s).
+    var answered = true
+
+    /// `read`, given at most `seconds`: a collection on a hung mount must not hang
+    /// `herald status` and `herald doctor`, which are what a person runs to find out.
+    static func read(_ collection: String, environment: Environment, within seconds: Double = 2) -> SyncHealth {
+        let result = Mutex<SyncHealth?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let started = DetachedThread.start(name: "herald.sync") {
+            let health = read(collection, environment: environment)
+            result.withLock { $0 = health }
+            done.signal()
+        }
+        if started, done.wait(timeout: .now() + seconds) == .success, let health = result.withLock({ $0 }) { return health }  // monotonic: a budget
+        var stuck = SyncHealth(collection: collection, exists: true, items: 0, lastSync: nil, statusPath: statusDirectory(environment))
+        stuck.answered = false
+        return stuck
+    }
+
     static func read(_ collection: String, environment: Environment) -> SyncHealth {
         var st = stat()
         let exists = stat(collection, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
@@ -244,6 +277,9 @@ struct SyncHealth {
 
     /// One line: whether it is fine, what it is, and what to do when it is not.
     func verdict(now: Instant) -> (ok: Bool, detail: String, fix: String?) {
+        guard answered else {
+            return (false, "\(collection) does not answer (a hung mount?)", "check the folder's mount; heraldd keeps its jobs meanwhile")
+        }
         guard exists else {
             return (false, "\(collection) does not exist", "create it, or let 'vdirsyncer discover' and 'vdirsyncer sync' make it (sync.calendar names a collection of a vdirsyncer filesystem storage)")
         }

@@ -18,10 +18,16 @@ final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
 
     struct FileAlarms {
         var version: String
-        /// How far its alarms are known (a dense item is read over a shorter window).
+        /// How far its alarms are known: the window's end, or sooner where an item is dense
+        /// (read over a short window) or recurs more often than `keptAhead` alarms cover.
         var until: Instant
         var items: Int
         var byUID: [(uid: String, alarms: [CalendarAlarm])]
+        var readAt: Instant
+
+        /// Whether it still serves a plan at `now`: read within a day (the horizon moves on),
+        /// and its alarms known for a few minutes more.
+        func isFresh(now: Instant) -> Bool { now - readAt <= .seconds(86_400) && until - now >= .seconds(300) }
     }
 
     /// A problem to report: keyed within its file, once per version of the file.
@@ -90,7 +96,7 @@ final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
                 continue
             }
             let read: FileAlarms
-            if let cached = cache[file], cached.version == version, cached.until >= now + CalendarPlanner.horizon {
+            if let cached = cache[file], cached.version == version, cached.isFresh(now: now) {
                 read = cached
             } else {
                 claim?.begin(version + " " + file)
@@ -103,7 +109,10 @@ final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
                 read = fresh
                 cache[file] = fresh
             }
-            if read.until < until { snapshot.completeUntil = min(snapshot.completeUntil ?? read.until, read.until) }
+            if read.until < until, read.until < now + CalendarPlanner.horizon {
+                let replan = read.until - .seconds(120)  // a plan again before the kept alarms run out
+                snapshot.completeUntil = min(snapshot.completeUntil ?? replan, replan)
+            }
             snapshot.itemCount += read.items
             let collection = names.count == 2 ? names[0] : ""
             for (uid, alarms) in read.byUID {
@@ -114,6 +123,10 @@ final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
         snapshot.took = SystemClock().now - started
         return snapshot
     }
+
+    /// How many of an item's next alarms are kept (a job lists 32): past them, the file is read
+    /// again when the kept ones run out.
+    static let keptAhead = 2 * CalendarPlanner.maximumEntries
 
     /// Problems of one file listed in full; the rest are counted in one line.
     static let problemsListed = 10
@@ -147,7 +160,17 @@ final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
             if byUID[alarm.uid] == nil { order.append(alarm.uid) }
             byUID[alarm.uid, default: []].append(alarm)
         }
-        return FileAlarms(version: version, until: result.completeUntil, items: calendar.items.count, byUID: order.map { ($0, byUID[$0]!) })
+        // Kept per item: the latest alarm already past (its catch-up) and the next `keptAhead`;
+        // a job lists 32, so memory follows the items, not how often they recur.
+        var until = result.completeUntil
+        let kept: [(uid: String, alarms: [CalendarAlarm])] = order.map { uid in
+            let all = byUID[uid]!
+            let firstAhead = all.firstIndex { $0.at >= now } ?? all.count
+            let ahead = all[firstAhead...].prefix(Self.keptAhead)
+            if all.count - firstAhead > Self.keptAhead, let last = ahead.last { until = min(until, last.at) }
+            return (uid, (firstAhead > 0 ? [all[firstAhead - 1]] : []) + ahead)
+        }
+        return FileAlarms(version: version, until: until, items: calendar.items.count, byUID: kept, readAt: now)
     }
 
     /// Writes a Dismiss, Snooze or Done into an item's file (on `queue`): only a file this

@@ -24,6 +24,8 @@ final class CalendarSync: @unchecked Sendable {
     private var grace: Span = .minutes(60)
     private var maxJobs = HeraldConfig().maxJobs
     private var limit = HeraldConfig().calendarLimit
+    /// The synced collection, whose items this machine wrote keep their room (`Spool.ownSyncedUIDs`).
+    private var syncCalendar: String?
     private var localZone: TimeZoneRules
     private var readers: [String: CalendarSourceReader] = [:]
     /// Reads under way, by source: since when, the deadline's timer, and whether to read again after.
@@ -109,7 +111,9 @@ final class CalendarSync: @unchecked Sendable {
 
     /// The notes a clean stop clears: the legacy one and each source's.
     static func notes(in spool: Spool) -> [String] {
-        [WorkClaim.calendar] + ((try? FileSystem.list(spool.root)) ?? []).filter { $0.hasPrefix(WorkClaim.calendar + "-") }
+        [WorkClaim.calendar] + ((try? FileSystem.list(spool.root)) ?? []).filter {
+            $0.hasPrefix(WorkClaim.calendar + "-") && $0 != ".planning-aside" && !$0.hasPrefix(".planning-aside.")
+        }
     }
 
     // MARK: configuration
@@ -122,6 +126,7 @@ final class CalendarSync: @unchecked Sendable {
             grace = config.catchUpGrace
             maxJobs = config.maxJobs
             limit = config.calendarLimit
+            syncCalendar = config.syncCalendar
             self.localZone = localZone
             for source in sources {
                 if let reader = readers[source.path], reader.source == source { continue }
@@ -303,11 +308,16 @@ final class CalendarSync: @unchecked Sendable {
             }
             existing[name.id] = .init(name: name, written: written[name.id])
         }
-        let needsHandled = snapshot.items.contains { existing[CalendarPlanner.jobID(source: source.path, file: $0.file, uid: $0.uid)] == nil }
+        var items = snapshot.items
+        if source.path == syncCalendar {
+            let own = spool.ownSyncedUIDs()
+            for k in items.indices where own.contains(items[k].uid) { items[k].own = true }
+        }
+        let needsHandled = items.contains { existing[CalendarPlanner.jobID(source: source.path, file: $0.file, uid: $0.uid)] == nil }
         let share = CalendarShares.sourceShare(maxJobs: maxJobs, sources: sources.count, limit: limit)
         let intake = (try? FileSystem.count(spool.new, hidden: false)) ?? 0
         let room = CalendarReconciliation.Room(share: share, spool: max(0, maxJobs - listing.count - intake))
-        let plan = CalendarReconciliation.plan(source: source, items: snapshot.items, existing: existing,
+        let plan = CalendarReconciliation.plan(source: source, items: items, existing: existing,
                                                handled: needsHandled ? handledThrough() : [:], now: now, grace: grace,
                                                localZone: localZone, room: room)
         for p in plan.problems {

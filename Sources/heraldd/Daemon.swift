@@ -410,9 +410,11 @@ final class Daemon: @unchecked Sendable {
     private func stopOnQueue() {
         // Whatever a queue is doing (a read on a hung mount, a disk that stalls), heraldd is
         // gone within a second of SIGTERM: what is on disk is all it needs to start again.
+        let lock = self.lock
         _ = DetachedThread.start(name: "herald.stop") {
             usleep(900_000)
             LogWriter.flush()
+            lock.release()
             _exit(0)
         }
         systemd.send("STOPPING=1")
@@ -429,6 +431,8 @@ final class Daemon: @unchecked Sendable {
         WorkClaim.clear(spool: settings.spool, name: WorkClaim.intake)
         for note in CalendarSync.notes(in: settings.spool) { WorkClaim.clear(spool: settings.spool, name: note) }
         writeStatus(force: true, running: false)
+        // The process may outlive this (a thread on a hung mount): the next heraldd may start.
+        lock.release()
     }
 
     /// WATCHDOG=1 every half of WatchdogSec, sent from the scheduler's queue while the queues

@@ -4,7 +4,6 @@ import Glibc
 import Musl
 #endif
 import CHeraldSys
-import SystemPackage
 
 /// A calendar source's files, reached from one open directory descriptor: a vdir (a folder of
 /// `.ics` files, or of collection folders holding them) or the folder of a single `.ics` file.
@@ -20,7 +19,7 @@ public final class SourceFolder {
     public let root: String
     /// Set for a single-file source: the only name it holds.
     public let singleFile: String?
-    private let directory: FileDescriptor
+    private let directory: Descriptor
 
     /// Opens the source. The configured path itself may be a symbolic link (the user named it);
     /// nothing below it may.
@@ -44,12 +43,9 @@ public final class SourceFolder {
             root = parent.isEmpty ? "." : parent
             singleFile = String(target.split(separator: "/").last ?? "")
         }
-        let fd = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileSystemError(operation: "open", path: root, code: errno) }
-        directory = FileDescriptor(rawValue: fd)
+        guard let fd = Descriptor.open(root, O_RDONLY | O_DIRECTORY) else { throw FileSystemError(operation: "open", path: root, code: errno) }
+        directory = fd
     }
-
-    deinit { try? directory.close() }
 
     /// The configured source of `file` among `sources`, opened, and `file`'s names under it;
     /// nil when no source holds it as an item file (see `names(of:)`).
@@ -72,8 +68,11 @@ public final class SourceFolder {
         return parts
     }
 
+    /// A name an item file may have: not hidden, no `/`, and no control character (a newline
+    /// in a name would split the crash-loop note and the set-aside list, which are lines).
     static func isPlainName(_ name: String) -> Bool {
-        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && !name.utf8.contains(0) && name.utf8.count <= 255
+        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && name.utf8.count <= 255
+            && !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
     }
 
     /// The path the names stand for, for messages and job documents.
@@ -84,17 +83,16 @@ public final class SourceFolder {
     // MARK: walking
 
     /// The directory holding the last name, opened without following links.
-    private func parent(of names: [String]) throws(FileSystemError) -> (FileDescriptor, owned: Bool) {
-        guard names.count == 2 else { return (directory, false) }
-        let fd = openat(directory.rawValue, names[0], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw FileSystemError(operation: "open", path: path(of: names), code: errno) }
-        return (FileDescriptor(rawValue: fd), true)
+    private func parent(of names: [String]) throws(FileSystemError) -> Descriptor {
+        guard names.count == 2 else { return directory }
+        guard let fd = Descriptor.open(names[0], in: directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) else {
+            throw FileSystemError(operation: "open", path: path(of: names), code: errno)
+        }
+        return fd
     }
 
-    private func withParent<T>(of names: [String], _ body: (FileDescriptor) throws(FileSystemError) -> T) throws(FileSystemError) -> T {
-        let (fd, owned) = try parent(of: names)
-        defer { if owned { try? fd.close() } }
-        return try body(fd)
+    private func withParent<T>(of names: [String], _ body: (Descriptor) throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+        try body(try parent(of: names))
     }
 
     // MARK: reading
@@ -109,11 +107,8 @@ public final class SourceFolder {
         for name in try names(in: directory, path: root).sorted() where Self.isPlainName(name) {
             if name.hasSuffix(".ics") { out.append([name]); continue }
             var st = stat()
-            guard fstatat(directory.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFDIR else { continue }
-            let sub = openat(directory.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard sub >= 0 else { continue }
-            let folder = FileDescriptor(rawValue: sub)
-            defer { try? folder.close() }
+            guard fstatat(directory.raw, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFDIR,
+                  let folder = Descriptor.open(name, in: directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) else { continue }
             for inner in ((try? names(in: folder, path: root + "/" + name)) ?? []).sorted() where Self.isPlainName(inner) && inner.hasSuffix(".ics") {
                 out.append([name, inner])
             }
@@ -128,21 +123,17 @@ public final class SourceFolder {
         var out = [root]
         for name in ((try? names(in: directory, path: root)) ?? []).sorted() where Self.isPlainName(name) {
             var st = stat()
-            if fstatat(directory.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFDIR { out.append(root + "/" + name) }
+            if fstatat(directory.raw, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFDIR { out.append(root + "/" + name) }
         }
         return out
     }
 
-    private func names(in folder: FileDescriptor, path: String) throws(FileSystemError) -> [String] {
-        // fdopendir takes the descriptor it is given: hand it a copy.
-        let copy = dup(folder.rawValue)
-        guard copy >= 0 else { throw FileSystemError(operation: "list", path: path, code: errno) }
-        _ = lseek(copy, 0, SEEK_SET)
-        guard let dir = fdopendir(copy) else {
-            let e = FileSystemError(operation: "list", path: path, code: errno)
-            close(copy)
-            throw e
-        }
+    private func names(in folder: Descriptor, path: String) throws(FileSystemError) -> [String] {
+        // fdopendir takes the descriptor it is given (closedir closes it): hand it a copy.
+        guard let copy = Descriptor(dup(folder.raw)) else { throw FileSystemError(operation: "list", path: path, code: errno) }
+        _ = lseek(copy.raw, 0, SEEK_SET)
+        guard let dir = fdopendir(copy.raw) else { throw FileSystemError(operation: "list", path: path, code: errno) }
+        _ = copy.release()
         defer { closedir(dir) }
         var out: [String] = []
         while let entry = readdir(dir) {
@@ -174,7 +165,7 @@ public final class SourceFolder {
     func status(of names: [String]) throws(FileSystemError) -> stat {
         try withParent(of: names) { parent throws(FileSystemError) in
             var st = stat()
-            guard fstatat(parent.rawValue, names.last!, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            guard fstatat(parent.raw, names.last!, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
                 throw FileSystemError(operation: "read", path: path(of: names), code: errno)
             }
             return st
@@ -191,14 +182,14 @@ public final class SourceFolder {
         try withParent(of: names) { parent throws(FileSystemError) in
             var st = stat()
             let shown = path(of: names)
-            guard fstatat(parent.rawValue, names.last!, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            guard fstatat(parent.raw, names.last!, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
                 throw FileSystemError(operation: "remove", path: shown, code: errno)
             }
             if let problem = TrustedFile.check(st, Self.writable) {
                 throw FileSystemError(operation: "remove", path: shown, code: EPERM, reason: "it \(problem.description)", isNotFound: false)
             }
-            guard unlinkat(parent.rawValue, names.last!, 0) == 0 else { throw FileSystemError(operation: "remove", path: shown, code: errno) }
-            guard fsync(parent.rawValue) == 0 else { throw FileSystemError(operation: "sync directory of", path: shown, code: errno) }
+            guard unlinkat(parent.raw, names.last!, 0) == 0 else { throw FileSystemError(operation: "remove", path: shown, code: errno) }
+            guard fsync(parent.raw) == 0 else { throw FileSystemError(operation: "sync directory of", path: shown, code: errno) }
         }
     }
 
@@ -219,7 +210,7 @@ public final class SourceFolder {
         try withParent(of: names) { parent throws(FileSystemError) -> ReplaceOutcome in
             let shown = path(of: names), name = names.last!
             var old = stat()
-            let exists = fstatat(parent.rawValue, name, &old, AT_SYMLINK_NOFOLLOW) == 0
+            let exists = fstatat(parent.raw, name, &old, AT_SYMLINK_NOFOLLOW) == 0
             if create, exists { throw FileSystemError(operation: "create", path: shown, code: EEXIST) }
             if !create {
                 guard exists else { throw FileSystemError(operation: "replace", path: shown, code: errno) }
@@ -229,31 +220,28 @@ public final class SourceFolder {
             }
             var rng = SystemRandomNumberGenerator()
             let temporary = "." + name + "." + JobID.random(using: &rng) + ".tmp"
-            let fd = openat(parent.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw FileSystemError(operation: "create", path: root + "/" + temporary, code: errno) }
-            let file = FileDescriptor(rawValue: fd)
-            func discard() { _ = unlinkat(parent.rawValue, temporary, 0) }
-            do {
-                try file.closeAfter {
-                    if exists, fchmod(fd, old.st_mode & 0o777) != 0 { throw Errno(rawValue: errno) }
-                    _ = try file.writeAll(bytes)
-                    if fsync(fd) != 0 { throw Errno(rawValue: errno) }
-                }
-            } catch {
-                discard()
-                throw FileSystemError(operation: "write", path: shown, code: (error as? Errno)?.rawValue ?? EIO)
+            guard let file = Descriptor.open(temporary, in: parent, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW) else {
+                throw FileSystemError(operation: "create", path: root + "/" + temporary, code: errno)
             }
+            func discard() { _ = unlinkat(parent.raw, temporary, 0) }
+            guard !exists || fchmod(file.raw, old.st_mode & 0o777) == 0, file.writeAll(bytes), fsync(file.raw) == 0 else {
+                let code = errno
+                file.close()
+                discard()
+                throw FileSystemError(operation: "write", path: shown, code: code)
+            }
+            file.close()
             if let unchangedSince, version(of: names) != unchangedSince {
                 discard()
                 return .changed
             }
-            let moved = create ? herald_renameat_noreplace(parent.rawValue, temporary, name) : renameat(parent.rawValue, temporary, parent.rawValue, name)
+            let moved = create ? herald_renameat_noreplace(parent.raw, temporary, name) : renameat(parent.raw, temporary, parent.raw, name)
             guard moved == 0 else {
                 let e = FileSystemError(operation: "replace", path: shown, code: errno)
                 discard()
                 throw e
             }
-            guard fsync(parent.rawValue) == 0 else { throw FileSystemError(operation: "sync directory of", path: shown, code: errno) }
+            guard fsync(parent.raw) == 0 else { throw FileSystemError(operation: "sync directory of", path: shown, code: errno) }
             return .replaced
         }
     }

@@ -35,6 +35,17 @@ public struct Spool: Sendable {
     public var historyPath: String { root + "/history.jsonl" }
     public var statusPath: String { root + "/status.json" }
     public var lockPath: String { root + "/heraldd.lock" }
+    /// The UIDs of the items this machine's `herald ... --sync` wrote, one a line: they keep
+    /// their room in a synced calendar others write to (`CalendarReconciliation.Item.own`).
+    public var ownSyncedPath: String { root + "/own-synced.txt" }
+    /// The most UIDs `ownSyncedPath` keeps (the latest).
+    public static let ownSyncedLimit = 10_000
+
+    /// The UIDs this machine synced (nil when none were).
+    public func ownSyncedUIDs() -> Set<String> {
+        guard case .success(let bytes) = readChecked(ownSyncedPath, limit: 1 << 20) else { return [] }
+        return Set(bytes.split(separator: UInt8(ascii: "\n")).suffix(Self.ownSyncedLimit).map { String(decoding: $0, as: UTF8.self) })
+    }
     /// `herald quiet on|off`'s switch.
     public static let quietFile = "quiet.json"
     public var quietPath: String { root + "/" + Spool.quietFile }

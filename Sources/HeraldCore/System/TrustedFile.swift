@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SystemPackage
 
 /// What a file read from outside must be before a byte of it is read.
 public struct FileRules: Sendable {
@@ -23,25 +22,22 @@ public struct FileRules: Sendable {
 /// with O_NOFOLLOW | O_NONBLOCK (a symlink is refused, a FIFO nobody writes returns at once
 /// instead of blocking for ever), then checked with fstat on the descriptor that will be read
 /// (a regular file, within `FileRules`), so a name swapped between two calls is caught.
-/// The descriptor is this object's: it is closed when the object goes.
+/// The descriptor is this object's (`Descriptor`): it is closed when the object goes.
 public final class TrustedFile {
-    public let descriptor: FileDescriptor
+    public let descriptor: Descriptor
     public let status: stat
     public let path: String
 
-    private init(descriptor: FileDescriptor, status: stat, path: String) {
+    private init(descriptor: Descriptor, status: stat, path: String) {
         self.descriptor = descriptor; self.status = status; self.path = path
     }
-
-    deinit { try? descriptor.close() }
 
     public var size: Int { Int(status.st_size) }
 
     /// Opens `name` in the directory open as `directory` (nil: `name` is a path), and checks it.
-    public static func open(_ name: String, in directory: FileDescriptor? = nil, rules: FileRules,
+    public static func open(_ name: String, in directory: Descriptor? = nil, rules: FileRules,
                             shownAs path: String? = nil) -> Result<TrustedFile, SpoolFileError> {
-        let fd = openat(directory?.rawValue ?? AT_FDCWD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
+        guard let owned = Descriptor.open(name, in: directory, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
             switch errno {
             case ELOOP: return .failure(.symlink)
             case ENOENT: return .failure(.missing)
@@ -49,17 +45,9 @@ public final class TrustedFile {
             default: return .failure(.unreadable(String(cString: strerror(errno))))
             }
         }
-        let owned = FileDescriptor(rawValue: fd)
         var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            let why = String(cString: strerror(errno))
-            try? owned.close()
-            return .failure(.unreadable(why))
-        }
-        if let problem = check(st, rules) {
-            try? owned.close()
-            return .failure(problem)
-        }
+        guard fstat(owned.raw, &st) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        if let problem = check(st, rules) { return .failure(problem) }
         return .success(TrustedFile(descriptor: owned, status: st, path: path ?? name))
     }
 
@@ -80,14 +68,14 @@ public final class TrustedFile {
     /// The whole file (at most its rules' size: a file that grew since fstat is cut there).
     public func readAll() -> Result<[UInt8], SpoolFileError> {
         do {
-            return .success(try FileSystem.readAll(descriptor.rawValue, path: path, limit: size, size: size))
+            return .success(try FileSystem.readAll(descriptor.raw, path: path, limit: size, size: size))
         } catch {
             return .failure(.unreadable(error.reason))
         }
     }
 
     /// Opens, checks and reads `name` in one call.
-    public static func read(_ name: String, in directory: FileDescriptor? = nil, rules: FileRules) -> Result<[UInt8], SpoolFileError> {
+    public static func read(_ name: String, in directory: Descriptor? = nil, rules: FileRules) -> Result<[UInt8], SpoolFileError> {
         open(name, in: directory, rules: rules).flatMap { $0.readAll() }
     }
 }

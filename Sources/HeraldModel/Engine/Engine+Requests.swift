@@ -94,6 +94,10 @@ extension Engine {
             answer = .cancelled(pending)
         case .habitDone(_, let day, let amount):
             guard job.kind == .habit else { return refuse(.notHabit, "job '\(id)' is not a habit") }
+            // Bounded against now, as the CLI is: never a day to come (a day's slack for zones).
+            guard day <= LocalDate(now, in: schedule.zone).adding(days: 1) else {
+                return refuse(.invalid, "\(day) is in the future")
+            }
             guard let entry = JobDecision.habitEntry(day: day, amount: amount, log: loaded.habitLog ?? .init(), now: now, by: "cli") else {
                 answer = .habitDone(already: true)
                 break

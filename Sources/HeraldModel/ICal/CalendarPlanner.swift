@@ -23,8 +23,14 @@ public enum CalendarPlanner {
     /// What one item's job should be, given its alarms in order (from one file) and the
     /// earliest alarm still to show; nil when it has none left.
     public static func job(for alarms: [CalendarAlarm], file: String, source: HeraldConfig.CalendarSource, since: Instant,
-                           localZone: TimeZoneRules) -> (job: Job, truncated: Bool)? {
-        let pending = alarms.filter { $0.at >= since }
+                           now: Instant? = nil, localZone: TimeZoneRules) -> (job: Job, truncated: Bool)? {
+        var pending = alarms.filter { $0.at >= since }
+        // Of the alarms already past (heraldd was down, or the item just arrived), one is caught
+        // up, the latest, as a recurring job's are: a job of 32 past alarms would be planned
+        // again at each one.
+        if let now, let firstFuture = pending.firstIndex(where: { $0.at >= now }) ?? Optional(pending.count), firstFuture > 1 {
+            pending.removeFirst(firstFuture - 1)
+        }
         guard let first = pending.first else { return nil }
         let listed = Array(pending.prefix(maximumEntries))
         var job = Job(kind: .calendar, id: jobID(source: source.path, file: file, uid: first.uid))

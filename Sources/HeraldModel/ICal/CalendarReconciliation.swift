@@ -14,8 +14,11 @@ public enum CalendarReconciliation {
         public var collection: String
         public var uid: String
         public var alarms: [CalendarAlarm]
-        public init(file: String, collection: String, uid: String, alarms: [CalendarAlarm]) {
-            self.file = file; self.collection = collection; self.uid = uid; self.alarms = alarms
+        /// Written by this machine's `herald ... --sync`: planned before any other item of the
+        /// source (a peer's flood, however near in time, never takes its place).
+        public var own = false
+        public init(file: String, collection: String, uid: String, alarms: [CalendarAlarm], own: Bool = false) {
+            self.file = file; self.collection = collection; self.uid = uid; self.alarms = alarms; self.own = own
         }
     }
 
@@ -81,22 +84,31 @@ public enum CalendarReconciliation {
             let alarms = item.alarms.filter { $0.at < horizonEnd }
             guard !alarms.isEmpty else { continue }
             let id = CalendarPlanner.jobID(source: source.path, file: item.file, uid: item.uid)
-            guard seen.insert(id).inserted else { continue }
+            guard seen.insert(id).inserted else {
+                // Two items whose job ids meet (a hash can be made to): the second is not planned, and said.
+                plan.problems.append((item.file, item.uid, "its job id \(id) is another item's; it is not planned"))
+                continue
+            }
             let since = existing[id].map { min($0.name.occurrence, now) }
                 ?? max(now - grace, handled[id].map { $0 + Span(microseconds: 1) } ?? from)
-            guard let (job, truncated) = CalendarPlanner.job(for: alarms, file: item.file, source: source, since: since, localZone: localZone)
+            guard let (job, truncated) = CalendarPlanner.job(for: alarms, file: item.file, source: source, since: since, now: now,
+                                                             localZone: localZone)
             else { continue }
             jobs.append((id, k, job, truncated))
         }
         plan.wanted = jobs.count
-        // A snoozed job keeps its snooze (it is planned again once it has fired), and its room.
-        let snoozed = jobs.indices.filter { existing[jobs[$0].id]?.name.snoozedUntil != nil }
-        let others = jobs.indices.filter { existing[jobs[$0].id]?.name.snoozedUntil == nil }
+        // A snoozed job keeps its snooze (it is planned again once it has fired), and its room;
+        // so does your own synced reminder.
+        let first = jobs.indices.filter { existing[jobs[$0].id]?.name.snoozedUntil != nil || items[jobs[$0].item].own }
+        let snoozed = first.filter { existing[jobs[$0].id]?.name.snoozedUntil != nil }
+        let own = first.filter { existing[jobs[$0].id]?.name.snoozedUntil == nil }
+        let others = jobs.indices.filter { existing[jobs[$0].id]?.name.snoozedUntil == nil && !items[jobs[$0].item].own }
         let candidates = others.map { j in
             CalendarShares.Candidate(collection: items[jobs[j].item].collection, file: items[jobs[j].item].file, first: jobs[j].job.alarms[0].at)
         }
-        let kept = CalendarShares.select(candidates, room: max(0, room.share - snoozed.count)).map { others[$0] }
-        plan.overShare = others.count - kept.count
+        let kept = own.prefix(max(0, room.share - snoozed.count))
+            + CalendarShares.select(candidates, room: max(0, room.share - snoozed.count - own.count)).map { others[$0] }
+        plan.overShare = others.count + own.count - kept.count
         var wanted: Set<String> = Set(snoozed.map { jobs[$0].id })
         var spoolRoom = room.spool
         // New jobs take the spool's room nearest first.

@@ -116,8 +116,16 @@ public struct ICalendarFile: Sendable {
     /// The windows a dense item is read over instead, from now: a day, else an hour (a rule
     /// every second has 3,600 alarms in an hour, within an item's budget). An hour before now
     /// is read too, for the catch-up of one missed while heraldd was down.
-    public static let denseWindows: [Span] = [.seconds(86_400), .seconds(3600)]
-    static let denseCatchUp = Span.seconds(3600)
+    public static let denseWindows: [Span] = [.seconds(86_400), .seconds(3600), .seconds(600)]
+    /// How far back a dense item is read, for its catch-up: an eighth of its window, at most an hour.
+    static func denseCatchUp(_ window: Span) -> Span { min(.seconds(3600), Span(microseconds: window.microseconds / 8)) }
+
+    /// Whether an item recurs every second or minute: it is read over the short windows at once
+    /// (the whole window would only spend its budget first).
+    static func isDense(_ item: ICalItem) -> Bool {
+        guard let rule = item.master?.property("RRULE")?.value.uppercased() else { return false }
+        return rule.contains("FREQ=SECONDLY") || rule.contains("FREQ=MINUTELY")
+    }
 
     /// `alarms(from:to:localZone:)` with the steps it spent (tests check them against the budgets).
     func measuredAlarms(from: Instant, to: Instant, localZone: TimeZoneRules,
@@ -130,6 +138,13 @@ public struct ICalendarFile: Sendable {
             let stepLimit = min(ICalBudget.stepsPerItem, stepBudget - steps)
             let alarmLimit = min(ICalBudget.alarmsPerItem, ICalBudget.alarmsPerFile - out.count)
             var meter = ICalMeter(limit: stepLimit)
+            if let now, Self.isDense(item), let (dense, until, spent) = denseAlarms(item, from: from, now: now, to: to, localZone: localZone,
+                                                                                      stepsLeft: stepBudget - steps) {
+                out += dense
+                steps += spent
+                completeUntil = min(completeUntil, until)
+                continue
+            }
             do {
                 out += try item.alarms(from: from, to: to, localZone: localZone, meter: &meter, alarmLimit: alarmLimit)
             } catch {
@@ -146,7 +161,7 @@ public struct ICalendarFile: Sendable {
                 }
                 steps += min(meter.spent, stepLimit)
                 // A dense item (too many alarms, or steps, for the whole window): its next day, or hour, will do.
-                if let now, let (dense, until, spent) = denseAlarms(item, from: max(from, now - Self.denseCatchUp), now: now, to: to,
+                if let now, let (dense, until, spent) = denseAlarms(item, from: from, now: now, to: to,
                                                                     localZone: localZone, stepsLeft: stepBudget - steps) {
                     out += dense
                     steps += spent
@@ -175,7 +190,8 @@ public struct ICalendarFile: Sendable {
             guard limit > 0 else { return nil }
             var meter = ICalMeter(limit: limit)
             do {
-                let found = try item.alarms(from: from, to: until, localZone: localZone, meter: &meter, alarmLimit: ICalBudget.alarmsPerItem)
+                let found = try item.alarms(from: max(from, now - Self.denseCatchUp(window)), to: until, localZone: localZone, meter: &meter,
+                                            alarmLimit: ICalBudget.alarmsPerItem)
                 return (found, until, spent + meter.spent)
             } catch {
                 spent += min(meter.spent, limit)

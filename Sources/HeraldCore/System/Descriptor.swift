@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+
+/// One open file descriptor and its one owner: it is closed when the owner goes, or when
+/// `close()` says so, and by nobody else (no `close` is written by hand anywhere but here).
+/// A Dispatch source's cancel handler that holds it keeps it open until the source is done.
+public final class Descriptor: Sendable {
+    public let raw: Int32
+    private let isOpen = Atomic<Bool>(true)
+
+    /// Takes ownership of `raw`; nil (with errno kept) when it is not a descriptor (a failed call's -1).
+    public init?(_ raw: Int32) {
+        guard raw >= 0 else { return nil }
+        self.raw = raw
+    }
+
+    /// Opens `path` relative to `directory` (nil: the working directory) with `flags`, close-on-exec.
+    public static func open(_ path: String, in directory: Descriptor? = nil, _ flags: Int32, mode: mode_t = 0o600) -> Descriptor? {
+        Descriptor(openat(directory?.raw ?? AT_FDCWD, path, flags | O_CLOEXEC, mode))
+    }
+
+    deinit { if isOpen.load(ordering: .relaxed) { _ = Glibc.close(raw) } }
+
+    /// Closes it now (once; later calls do nothing).
+    public func close() {
+        if isOpen.exchange(false, ordering: .acquiringAndReleasing) { _ = Glibc.close(raw) }
+    }
+
+    /// Gives the descriptor to something that closes it itself (`fdopendir`): this no longer will.
+    public func release() -> Int32 {
+        isOpen.store(false, ordering: .releasing)
+        return raw
+    }
+
+    /// Writes all of `bytes` (a short write or an interrupted one goes on); false on an error
+    /// (errno says which). Sockets are written with MSG_NOSIGNAL: a peer gone is an error, not SIGPIPE.
+    @discardableResult
+    public func writeAll(_ bytes: some Collection<UInt8>, socket: Bool = false) -> Bool {
+        Array(bytes).withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let n = socket ? send(raw, buffer.baseAddress! + done, buffer.count - done, Int32(MSG_NOSIGNAL))
+                               : write(raw, buffer.baseAddress! + done, buffer.count - done)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                if n == 0 { return false }
+                done += n
+            }
+            return true
+        }
+    }
+}
