@@ -68,13 +68,12 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
     }
 
-    /// Icon files are checked here, never on the GLib thread: `stat` on a hung mount would stop
-    /// every popup. A check that does not answer within `iconPatience` lets the popup go without
-    /// its icon, and while it still hangs other icon files are not checked (they go without).
+    /// Icon files are checked here, never on the GLib thread, and by a process of their own
+    /// (`heraldd --check-icon`): `stat` on a hung mount can keep a thread waiting in the kernel
+    /// through SIGKILL, and that thread must not be heraldd's. A check that does not answer
+    /// within `iconPatience` lets the popup go without its icon.
     private let iconChecks = DispatchQueue(label: "herald.icon", qos: .userInitiated)
-    private let iconTimer = DispatchQueue(label: "herald.icon.timer", qos: .userInitiated)
-    private let iconHung = Atomic<Bool>(false)
-    static let iconPatience = DispatchTimeInterval.milliseconds(500)
+    static let iconPatience = 500  // milliseconds
 
     private func checkIcon(_ request: NotificationRequest, then body: @escaping @Sendable (NotificationRequest) -> Void) {
         guard let icon = request.icon else { return body(request) }
@@ -86,18 +85,14 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
         if let problem = PopupIcon.spellingProblem(icon) { return body(drop(problem)) }
         guard icon.hasPrefix("/") else { return body(request) }
-        guard !iconHung.load(ordering: .acquiring) else { return body(drop("its file system does not answer")) }
-        let once = Once()
-        iconChecks.async { [self] in
-            let problem = PopupIcon.problem(icon)
-            iconHung.store(false, ordering: .releasing)
-            guard once.claim() else { return }
-            body(problem.map(drop) ?? request)
-        }
-        iconTimer.asyncAfter(deadline: .now() + Self.iconPatience) { [self] in  // monotonic: a budget for the check
-            guard once.claim() else { return }
-            iconHung.store(true, ordering: .releasing)
-            body(drop("its file system does not answer"))
+        iconChecks.async {
+            guard let answer = try? ChildProcess.collect("/proc/self/exe", ["--check-icon", icon], limit: 4096,
+                                                          timeout: Self.iconPatience, abandon: true) else {
+                return body(drop("it cannot be checked"))
+            }
+            if answer.timedOut { return body(drop("its file system does not answer")) }
+            let said = String(decoding: answer.standardOutput, as: UTF8.self).trimmingSpaces
+            body(said == "ok" ? request : drop(said.isEmpty ? "it cannot be checked" : said))
         }
     }
 
@@ -607,10 +602,4 @@ private final class ActionHandlerBox: Sendable {
     private let handler = Mutex<(@Sendable (PopupEvent) -> Void)?>(nil)
     func set(_ h: @escaping @Sendable (PopupEvent) -> Void) { handler.withLock { $0 = h } }
     func call(_ event: PopupEvent) { handler.withLock { $0 }?(event) }
-}
-
-/// Whichever of two comes first: `claim()` is true once.
-private final class Once: Sendable {
-    private let taken = Atomic<Bool>(false)
-    func claim() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
 }

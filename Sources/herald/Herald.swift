@@ -37,6 +37,12 @@ struct Herald: ParsableCommand {
     /// an async main would end in dispatch_main, whose thread exit costs this static binary
     /// milliseconds of unwinding.
     static func main() {
+        // The synced collection's health, read by a process of its own (SyncHealth.read(within:)).
+        if CommandLine.arguments.count == 3, CommandLine.arguments[1] == SyncHealth.probeFlag {
+            let health = SyncHealth.read(CommandLine.arguments[2], environment: Environment.current())
+            writeAll(1, health.probeLine + "\n")
+            Glibc.exit(0)
+        }
         do {
             if let request = FastPath.remind(commandLineArguments()) {
                 try request.run()

@@ -2,9 +2,7 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import HeraldCore
-import Synchronization
 
 /// `--sync` and `--local`: whether a new reminder, timer or delivery is stored as an item in
 /// the synced collection (`sync.calendar`) or as a job file on this machine alone.
@@ -210,21 +208,25 @@ struct SyncHealth {
     /// Whether the collection answered (nil: it is on a mount that does not, within 2 s).
     var answered = true
 
-    /// `read`, given at most `seconds`: a collection on a hung mount must not hang
-    /// `herald status` and `herald doctor`, which are what a person runs to find out.
-    static func read(_ collection: String, environment: Environment, within seconds: Double = 2) -> SyncHealth {
-        let result = Mutex<SyncHealth?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let started = DetachedThread.start(name: "herald.sync") {
-            let health = read(collection, environment: environment)
-            result.withLock { $0 = health }
-            done.signal()
+    /// `read`, given at most `seconds`, in a process of its own (`herald --sync-health-probe`):
+    /// a collection on a hung mount must not hang `herald status` and `herald doctor`, which
+    /// are what a person runs to find out, and a thread waiting on such a mount can keep its
+    /// process from ending even by SIGKILL.
+    static func read(_ collection: String, environment: Environment, within seconds: Double) -> SyncHealth {
+        let output = try? ChildProcess.collect("/proc/self/exe", [probeFlag, collection], limit: 64 << 10,
+                                               timeout: Int(seconds * 1000), abandon: true)
+        if let output, !output.timedOut, let health = SyncHealth(probeLine: output.standardOutput, collection: collection, environment: environment) {
+            return health
         }
-        if started, done.wait(timeout: .now() + seconds) == .success, let health = result.withLock({ $0 }) { return health }  // monotonic: a budget
         var stuck = SyncHealth(collection: collection, exists: true, items: 0, lastSync: nil, statusPath: statusDirectory(environment))
         stuck.answered = false
         return stuck
     }
+
+    static let probeFlag = "--sync-health-probe"
+
+    /// The probe's answer: exists, items and the last sync (µs, or -).
+    var probeLine: String { "\(exists ? 1 : 0) \(items) \(lastSync.map { String($0.microseconds) } ?? "-")" }
 
     static func read(_ collection: String, environment: Environment) -> SyncHealth {
         var st = stat()
@@ -294,5 +296,14 @@ struct SyncHealth {
                     "vdirsyncer sync, and keep it syncing: systemctl --user enable --now vdirsyncer.timer")
         }
         return (true, "\(collection), \(count); last vdirsyncer sync \(ago)", nil)
+    }
+}
+
+extension SyncHealth {
+    init?(probeLine bytes: [UInt8], collection: String, environment: Environment) {
+        let f = String(decoding: bytes, as: UTF8.self).trimmingSpaces.split(separator: " ").map(String.init)
+        guard f.count == 3, let items = Int(f[1]), f[0] == "0" || f[0] == "1" else { return nil }
+        self.init(collection: collection, exists: f[0] == "1", items: items,
+                  lastSync: f[2] == "-" ? nil : Int64(f[2]).map { Instant(microseconds: $0) }, statusPath: SyncHealth.statusDirectory(environment))
     }
 }

@@ -1,15 +1,14 @@
-import Dispatch
 import Glibc
 import HeraldCore
 
-/// Reads one calendar source, on a queue of its own: its files (through `SourceFolder`: no
-/// link below the source, no FIFO waited on) parsed into the alarms of a window, one cached
-/// per file until the file changes. Everything that touches the source's folder happens here,
-/// write-backs included, so a source on a hung mount holds up this queue alone; `CalendarSync`
-/// notices the read that does not come back.
-final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
+/// Reads one calendar source, in a process of its own (`heraldd --calendar-reader`, driven by
+/// `CalendarSourceProcess`): its files (through `SourceFolder`: no link below the source, no
+/// FIFO waited on) parsed into the alarms of a window, one cached per file until the file
+/// changes. Everything that touches the source's folder happens here, write-backs included,
+/// so a source on a hung mount holds up this process alone (the kernel may keep a thread
+/// waiting on such a mount even from SIGKILL: then it is this process, not heraldd).
+final class CalendarSourceReader {
     let source: HeraldConfig.CalendarSource
-    let queue: DispatchQueue
     /// The crash-loop breaker's note of the file being planned, one per source.
     private let claim: WorkClaim?
     /// Each file's alarms as last read, while the file is unchanged and its window still
@@ -30,32 +29,11 @@ final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
         func isFresh(now: Instant) -> Bool { now - readAt <= .seconds(86_400) && until - now >= .seconds(300) }
     }
 
-    /// A problem to report: keyed within its file, once per version of the file.
-    struct Problem {
-        var file: String
-        var key: String
-        var version: String
-        var message: String
-    }
-
-    /// What one read found.
-    struct Snapshot {
-        /// The source could not be listed (unmounted, being re-created): its jobs are kept.
-        var listingError: String?
-        var files: [String] = []
-        var items: [CalendarReconciliation.Item] = []
-        var itemCount = 0
-        var problems: [Problem] = []
-        /// Files that read cleanly (their earlier problems are forgotten).
-        var clean: Set<String> = []
-        var completeUntil: Instant?
-        var folders: [String] = []
-        var took: Span = .zero
-    }
+    typealias Snapshot = SourceSnapshot
+    typealias Problem = SourceSnapshot.Problem
 
     init(source: HeraldConfig.CalendarSource, spool: Spool) {
         self.source = source
-        queue = DispatchQueue(label: "herald.calendar.source", qos: .utility)
         claim = WorkClaim(spool: spool, name: Self.noteName(source.path))
     }
 
@@ -67,8 +45,8 @@ final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
         WorkClaim.calendar + "-" + String(CalendarPlanner.jobID(source: path, file: "", uid: "").dropFirst(4))
     }
 
-    /// Reads every file of the source (on `queue`). `setAside`: the files heraldd died on
-    /// twice, by path, with the version set aside.
+    /// Reads every file of the source. `setAside`: the files heraldd died on twice, by path,
+    /// with the version set aside.
     func read(now: Instant, grace: Span, localZone: TimeZoneRules, setAside: [String: String]) -> Snapshot {
         let started = SystemClock().now
         var snapshot = Snapshot()
@@ -173,8 +151,8 @@ final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
         return FileAlarms(version: version, until: until, items: calendar.items.count, byUID: kept, readAt: now)
     }
 
-    /// Writes a Dismiss, Snooze or Done into an item's file (on `queue`): only a file this
-    /// source lists now, reached from the source's folder. Returns what to log.
+    /// Writes a Dismiss, Snooze or Done into an item's file: only a file this source lists now,
+    /// reached from the source's folder. Returns what to log.
     func writeBack(_ change: CalendarWriteBack, localZone: TimeZoneRules) -> (written: Bool, message: String) {
         let folder: SourceFolder
         do { folder = try SourceFolder(source: source.path) } catch { return (false, "\(error)") }
@@ -188,5 +166,37 @@ final class CalendarSourceReader: @unchecked Sendable {  // confined to `queue`
         } catch {
             return (false, "Cannot write back to a calendar item: \(error)")
         }
+    }
+}
+
+/// `heraldd --calendar-reader SOURCE --spool DIR [--write-back]`: one source's reader, a process
+/// of its own. It takes one request a line on standard input (`SourceRequest`) and answers each
+/// with one line on standard output (a `SourceSnapshot`, or `{"written":...}` for a write-back),
+/// until its input ends.
+enum CalendarReaderMain {
+    static func run(_ arguments: [String]) -> Int32 {
+        guard arguments.count >= 3, arguments[1] == "--spool" else {
+            LogWriter.write(Array("heraldd: --calendar-reader SOURCE --spool DIR [--write-back]\n".utf8))
+            return 64
+        }
+        let source = HeraldConfig.CalendarSource(path: arguments[0], writeBack: arguments.contains("--write-back"))
+        let reader = CalendarSourceReader(source: source, spool: Spool(root: arguments[2]))
+        let input = LineReader(Descriptor(0)!), output = Descriptor(1)!
+        while let line = input.next(limit: 64 << 20) {
+            let answer: String
+            switch SourceRequest(json: line) {
+            case .read(let now, let grace, let setAside, let suspect)?:
+                if let suspect { reader.suspect(suspect.what, strikes: suspect.strikes) }
+                answer = reader.read(now: now, grace: grace, localZone: TimeZoneRules.local(environment: Environment.current()),
+                                     setAside: setAside).json
+            case .writeBack(let change)?:
+                let (written, message) = reader.writeBack(change, localZone: TimeZoneRules.local(environment: Environment.current()))
+                answer = JSONWriter.render(.object([("written", .bool(written)), ("message", .string(message))]))
+            case nil:
+                answer = JSONWriter.render(.object([("error", .string("not a request"))]))
+            }
+            guard output.writeAll(Array((answer + "\n").utf8)) else { return 1 }
+        }
+        return 0
     }
 }

@@ -27,7 +27,11 @@ final class CalendarSync: @unchecked Sendable {
     /// The synced collection, whose items this machine wrote keep their room (`Spool.ownSyncedUIDs`).
     private var syncCalendar: String?
     private var localZone: TimeZoneRules
-    private var readers: [String: CalendarSourceReader] = [:]
+    /// Each source's reader, a process of its own (`CalendarSourceProcess`).
+    private var readers: [String: CalendarSourceProcess] = [:]
+    /// Sources whose folders are watched already (a watch is added once: adding one walks the
+    /// path, which a hung mount would hold).
+    private var watchedFolders: Set<String> = []
     /// Reads under way, by source: since when, the deadline's timer, and whether to read again after.
     private var reading: [String: (since: Instant, deadline: DispatchSourceTimer, again: Bool)] = [:]
     private var pending: Set<String> = []
@@ -81,7 +85,7 @@ final class CalendarSync: @unchecked Sendable {
 
     /// Takes up what a heraldd that died left in a note: one death is forgiven (the file is
     /// planned once more, its count noted), a second sets the file aside.
-    private func claimLeftover(_ leftover: (what: String, strikes: Int), reader: CalendarSourceReader?) {
+    private func claimLeftover(_ leftover: (what: String, strikes: Int), reader: CalendarSourceProcess?) {
         guard let (version, file) = Self.splitNote(leftover.what) else { return }
         guard leftover.strikes >= WorkClaim.strikesToSetAside else {
             logger.warning("heraldd stopped while planning a calendar file; planning it once more", metadata: ["file": "\(file)"])
@@ -131,14 +135,14 @@ final class CalendarSync: @unchecked Sendable {
             for source in sources {
                 if let reader = readers[source.path], reader.source == source { continue }
                 let first = readers[source.path] == nil
-                let note = CalendarSourceReader.noteName(source.path)
-                let leftover = first ? WorkClaim.leftover(spool: spool, name: note) : nil
-                let reader = CalendarSourceReader(source: source, spool: spool)
+                let reader = CalendarSourceProcess(source: source, spool: spool)
+                let leftover = first ? WorkClaim.leftover(spool: spool, name: reader.noteName) : nil
                 if let leftover { claimLeftover(leftover, reader: reader) }
+                readers[source.path]?.stop()
                 readers[source.path] = reader
             }
             for path in removed {
-                readers.removeValue(forKey: path)
+                readers.removeValue(forKey: path)?.stop()
                 statuses.removeValue(forKey: path)
                 removeJobs(ofSource: path)
             }
@@ -158,20 +162,22 @@ final class CalendarSync: @unchecked Sendable {
                 logger.notice("A calendar job asked for a write-back its source does not allow; nothing written")
                 return
             }
-            let (zone, logger) = (localZone, logger)
+            let logger = logger
             reader.queue.async {
-                let (done, message) = reader.writeBack(change, localZone: zone)
+                let (done, message) = reader.writeBack(change)
                 if done { logger.info("\(message)") } else { logger.notice("\(message)") }
             }
         }
     }
 
-    /// Stops watching and planning; never waits for a source's read (one may never return).
+    /// Stops watching and planning, and ends the readers; never waits for a source's read (one
+    /// may never return).
     func cancel() {
         queue.async { [self] in
             readSource?.cancel()
             refill?.cancel()
             for read in reading.values { read.deadline.cancel() }
+            for reader in readers.values { reader.stop() }
         }
     }
 
@@ -191,6 +197,7 @@ final class CalendarSync: @unchecked Sendable {
         readSource?.cancel()
         readSource = nil
         watches = [:]
+        watchedFolders = []
         guard !sources.isEmpty else { return }
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { logger.error("Cannot start inotify for calendars"); return }
@@ -233,12 +240,14 @@ final class CalendarSync: @unchecked Sendable {
             deadline.setEventHandler { [unowned self] in notAnswering(source.path) }
             deadline.resume()
             reading[source.path] = (now, deadline, false)
-            let (grace, zone, aside, fd) = (grace, localZone, setAside, inotify)
+            let (grace, aside, fd, watched) = (grace, setAside, inotify, watchedFolders)
             reader.queue.async { [weak self] in
-                let snapshot = reader.read(now: now, grace: grace, localZone: zone, setAside: aside)
-                let wds = snapshot.folders.map { inotify_add_watch(fd, $0, Self.watchMask) }
+                let outcome = reader.read(now: now, grace: grace, setAside: aside)
+                // Watched once: only after the folder answered (adding a watch walks the path).
+                let fresh = (try? outcome.get())?.folders.filter { !watched.contains($0) } ?? []
+                let wds = fresh.map { ($0, inotify_add_watch(fd, $0, Self.watchMask)) }
                 guard let self else { return }
-                queue.async { self.readDone(reader, snapshot, watches: wds, now: now) }
+                queue.async { self.readDone(reader, outcome, watches: wds, now: now) }
             }
         }
     }
@@ -252,17 +261,41 @@ final class CalendarSync: @unchecked Sendable {
         publishStatus()
     }
 
-    private func readDone(_ reader: CalendarSourceReader, _ snapshot: CalendarSourceReader.Snapshot, watches wds: [Int32], now started: Instant) {
+    private func readDone(_ reader: CalendarSourceProcess, _ outcome: Result<SourceSnapshot, CalendarSourceProcess.Failure>,
+                          watches wds: [(String, Int32)], now started: Instant) {
         let path = reader.source.path
         guard let read = reading.removeValue(forKey: path) else { return }
         read.deadline.cancel()
+        for (folder, wd) in wds where wd >= 0 {
+            watches[wd] = path
+            watchedFolders.insert(folder)
+        }
+        // Removed from the config, or replaced by another reader, meanwhile.
+        guard readers[path] === reader, let source = sources.first(where: { $0.path == path }) else { return }
+        let snapshot: SourceSnapshot
+        switch outcome {
+        case .success(let s): snapshot = s
+        case .failure(.stopped(let leftover)):
+            // The reader died (on a file: its note says which, and a second death sets that
+            // file aside), or was ended because it did not answer.
+            logger.warning("A calendar source's reader stopped", metadata: ["source": "\(path)"])
+            if let leftover {
+                claimLeftover(leftover, reader: reader)
+                if statuses[path]?.notAnsweringSince == nil { pending.insert(path) }
+            }
+            publishStatus()
+            if !pending.isEmpty { syncPending() }
+            return
+        case .failure(.cannotStart(let why)):
+            logger.error("Cannot start a calendar source's reader", metadata: ["source": "\(path)", "error": "\(why)"])
+            statuses[path, default: CalendarSourceStatus(source: path)].unreadable = why
+            publishStatus()
+            return
+        }
         if statuses[path]?.notAnsweringSince != nil {
             logger.notice("A calendar source answers again", metadata: ["source": "\(path)"])
             statuses[path]?.notAnsweringSince = nil
         }
-        for wd in wds where wd >= 0 { watches[wd] = path }
-        // Removed from the config, or replaced by another reader, meanwhile.
-        guard readers[path] === reader, let source = sources.first(where: { $0.path == path }) else { return }
         let now = SystemClock().now
         let refillAt = apply(snapshot, of: source, now: now)
         if read.again { pending.insert(path) }
@@ -277,7 +310,7 @@ final class CalendarSync: @unchecked Sendable {
 
     /// Reconciles what a source's files hold with its jobs and writes the difference. Returns
     /// when to plan again.
-    private func apply(_ snapshot: CalendarSourceReader.Snapshot, of source: HeraldConfig.CalendarSource, now: Instant) -> Instant? {
+    private func apply(_ snapshot: SourceSnapshot, of source: HeraldConfig.CalendarSource, now: Instant) -> Instant? {
         var status = statuses[source.path] ?? CalendarSourceStatus(source: source.path)
         status.unreadable = snapshot.listingError
         defer { statuses[source.path] = status }

@@ -6,6 +6,15 @@ import Logging
 @main
 struct Heraldd {
     static func main() {
+        // One calendar source's reader, started by heraldd itself (CalendarSourceProcess).
+        if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "--calendar-reader" {
+            exit(CalendarReaderMain.run(Array(CommandLine.arguments.dropFirst(2))))
+        }
+        // A popup's icon file, checked in a process of its own (LibNotifyNotifier.checkIcon).
+        if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--check-icon" {
+            _ = FileSystem.writeAll(1, Array(((PopupIcon.problem(CommandLine.arguments[2]) ?? "ok") + "\n").utf8))
+            exit(0)
+        }
         let arguments: DaemonArguments
         do throws(DaemonArguments.UsageError) {
             arguments = try DaemonArguments.parse(Array(CommandLine.arguments.dropFirst()))

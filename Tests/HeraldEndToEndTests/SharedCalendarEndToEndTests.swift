@@ -100,6 +100,9 @@ import Testing
         let victim = scene.directory + "/victim.txt"
         try "keep me\n".write(toFile: victim, atomically: true, encoding: .utf8)
         try scene.startDaemon()
+        // After the source's first plan: that plan would take the forged job (no item of the
+        // calendar's) away before the commands below could be tried on it.
+        #expect(waitUntil { scene.daemon!.log.contains("Calendar planned") })
         let at = Hostile.iso(Date().addingTimeInterval(3600))
         let forged = #"{"version":1,"kind":"calendar","id":"cal-forged3","title":"Forged","calendar":{"file":"\#(vdir)/../../victim.txt","uid":"herald-x","source":"\#(vdir)","writeBack":true},"alarms":[{"at":"\#(at)","start":"\#(at)","alarm":0}]}"#
         try forged.write(toFile: scene.spoolPath + "/tmp/c.json", atomically: false, encoding: .utf8)

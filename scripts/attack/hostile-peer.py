@@ -73,6 +73,10 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from herald_scripts import bus, procfs  # noqa: E402
+from herald_scripts.files import write_atomically  # noqa: E402
+
 UTC = dt.timezone.utc
 DBUS_PYTHON = "/usr/bin/python3"  # Debian's: the one with python3-dbus and dbusmock
 
@@ -89,26 +93,6 @@ for _stamp, method, args in mock.GetCalls():
                       'hints': {str(k): str(v) for k, v in args[6].items()}})
 print(json.dumps(calls))
 """
-
-# The stock session bus's policy and limits, without <standard_session_servicedirs/>
-# (as Sources/HeraldTestSupport/SessionBus.swift writes it).
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir={dir}</listen>
-  <auth>EXTERNAL</auth>
-  <limit name="max_incoming_bytes">1000000000</limit>
-  <limit name="max_outgoing_bytes">1000000000</limit>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow receive_sender="*"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
-
 
 class SetupError(Exception):
     """The scene could not be built: the attack says nothing about Herald."""
@@ -155,15 +139,6 @@ def vtodo(uid, due, summary):
     return (f"BEGIN:VTODO\r\nUID:{uid}\r\nDTSTAMP:20261101T000000Z\r\nDUE:{ics_time(due)}\r\n"
             f"SUMMARY:{summary}\r\nX-HERALD-KIND:reminder\r\nBEGIN:VALARM\r\nUID:{uid}-alarm\r\n"
             f"ACTION:DISPLAY\r\nDESCRIPTION:{summary}\r\nTRIGGER;RELATED=END:PT0S\r\nEND:VALARM\r\nEND:VTODO\r\n")
-
-
-def write_atomically(path, text):
-    """Writes as vdirsyncer does: a hidden file beside it, renamed over it (whole or not at all)."""
-    folder, name = os.path.split(path)
-    tmp = os.path.join(folder, "." + name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def first_line(text, limit=160):
@@ -239,8 +214,7 @@ class Scene:
 
     def _start_bus(self):
         conf = os.path.join(self.dir, "bus.conf")
-        with open(conf, "w") as f:
-            f.write(BUS_CONFIG.format(dir=self.dir))
+        bus.write_config(conf, self.dir)
         out = os.path.join(self.dir, "dbus-daemon.out")
         with open(out, "w") as f:
             self.bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={conf}", "--nofork", "--print-address=1"],
@@ -963,22 +937,6 @@ def attack_edit(scene):
 # Found by the review of the fix (attacks 12 to 23)
 
 
-def proc_status_kib(pid, key):
-    """A /proc/PID/status figure in KiB (VmRSS, VmHWM), 0 when it is not there."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def cpu_seconds(pid):
-    """User + system CPU time `pid` has used so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def thread_states(pid):
     """(name, state, wchan) of each thread of `pid` (a thread in state D waits in the kernel)."""
     out = []
@@ -1121,7 +1079,7 @@ def attack_recurring_memory(scene, files=50, per_file=10, limit_mib=256):
         raise SetupError("heraldd did not plan within 600 s")
     time.sleep(1)
     pid = scene.daemon.pid
-    hwm, rss, cpu = proc_status_kib(pid, "VmHWM") / 1024, proc_status_kib(pid, "VmRSS") / 1024, cpu_seconds(pid)
+    hwm, rss, cpu = procfs.family_status(pid, "VmHWM") / 1024, procfs.family_status(pid, "VmRSS") / 1024, procfs.cpu_seconds(pid)
     return hwm <= limit_mib, (f"{files} files, {size / 1024:.0f} KiB: heraldd peaked at {hwm:.0f} MiB and holds {rss:.0f} MiB after "
                               f"the plan ({cpu:.0f} s of CPU so far; limit {limit_mib} MiB, the unit's MemoryMax is 1 GiB)")
 
@@ -1142,13 +1100,13 @@ def attack_dense_replan(scene, files=10, per_file=5, limit_cpu=2.0):
     scene.wait_intake_idle()
     time.sleep(1)
     pid, plans = scene.daemon.pid, len(scene.plans())
-    before, started = cpu_seconds(pid), time.monotonic()
+    before, started = procfs.cpu_seconds(pid), time.monotonic()
     r = scene.herald("remind", "--sync", "--id", "mine", "--in", "2h", "Mine")
     if r.rc != 0:
         raise SetupError(f"herald remind --sync: {r.describe()}")
     if not scene.wait_for_plan(plans, 600):
         return False, "no re-plan within 600 s of herald remind --sync"
-    spent, took = cpu_seconds(pid) - before, time.monotonic() - started
+    spent, took = procfs.cpu_seconds(pid) - before, time.monotonic() - started
     return spent <= limit_cpu, (f"{files * per_file} items every minute in {files} files: the re-plan for one new synced "
                                 f"reminder took {took:.1f} s and {spent:.1f} s of CPU (limit {limit_cpu} s)")
 

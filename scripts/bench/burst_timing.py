@@ -8,14 +8,10 @@ import os, sys, subprocess, time, datetime, shutil, tempfile
 bindir, n = sys.argv[1], int(sys.argv[2])
 server = sys.argv[3] if len(sys.argv) > 3 else '/tmp/burst-server'
 base = tempfile.mkdtemp(prefix='herald-burst-')
-conf = base + '/bus.conf'
-open(conf, 'w').write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" '
-                      '"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd"><busconfig><type>session</type>'
-                      '<listen>unix:tmpdir=/tmp</listen><policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>'
-                      '<allow own="*"/></policy></busconfig>')
-bus = subprocess.Popen(['dbus-daemon', '--config-file', conf, '--print-address', '--nofork'],
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=bus.stdout.readline().strip(), HERALD_CONFIG=base + '/config.yaml')
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from herald_scripts import bus as private_bus, procfs  # noqa: E402
+bus, address = private_bus.start(base)
+env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address, HERALD_CONFIG=base + '/config.yaml')
 open(base + '/config.yaml', 'w').write('limits:\n  jobs: 3000000\n')
 srv = subprocess.Popen([server, base + '/arrivals'], env=env, stdout=subprocess.PIPE, text=True)
 srv.stdout.readline()
@@ -27,9 +23,8 @@ with open(base + '/burst.jsonl', 'w') as f:
     for k in range(n):
         f.write('{"version":1,"kind":"reminder","id":"b%d","at":"%s","text":"b-%d"}\n' % (k, due.strftime('%Y-%m-%dT%H:%M:%S.%fZ'), k))
 subprocess.run([bindir + '/herald', 'import', base + '/burst.jsonl', '--spool', spool], check=True, env=env, stdout=subprocess.DEVNULL)
-def cpu(p):  # utime + stime, ms (USER_HZ 100)
-    f = open('/proc/%d/stat' % p.pid).read().rsplit(')', 1)[1].split()
-    return (int(f[11]) + int(f[12])) * 10
+def cpu(p):  # utime + stime, ms
+    return round(procfs.cpu_seconds(p.pid, family=False) * 1000)
 time.sleep(max(0, (due - datetime.datetime.now(datetime.timezone.utc)).total_seconds() - 0.5))
 procs = {'heraldd': d, 'server': srv, 'bus': bus}
 before = {k: cpu(p) for k, p in procs.items()}

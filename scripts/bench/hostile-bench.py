@@ -23,8 +23,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from herald_scripts import procfs  # noqa: E402
+
 MB = 1_000_000
-CLK = os.sysconf("SC_CLK_TCK")
 UTC = dt.timezone.utc
 
 
@@ -92,15 +94,8 @@ def nested():
 
 
 def stat(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    cpu = (int(fields[11]) + int(fields[12])) / CLK
-    hwm = 0
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                hwm = int(line.split()[1]) / 1024
-    return cpu, hwm
+    """CPU seconds and peak memory (MiB) of heraldd with its calendar readers."""
+    return procfs.cpu_seconds(pid), procfs.family_status(pid, "VmHWM") / 1024
 
 
 def run(bindir, text, timeout=120):

@@ -6,6 +6,8 @@ usage: intake_timing.py BIN_DIR PARENT N [--keep] [--preload M] [--history MB] [
   --restart: heraldd stopped a second after it claims the batch and started again (READY then).
   PERF=file (and PERFARGS) runs heraldd under perf record; WRAP="strace ..." under another tool."""
 import os, sys, time, socket, subprocess, datetime, shutil, signal
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from herald_scripts import procfs  # noqa: E402
 bindir, parent, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 keep = '--keep' in sys.argv
 preload = int(sys.argv[sys.argv.index('--preload')+1]) if '--preload' in sys.argv else 0
@@ -50,10 +52,7 @@ def wait_new_empty(p, t0, timeout=600):
         time.sleep(0.002)
     raise SystemExit('timeout')
 def rss(p):
-    d = {}
-    for l in open('/proc/%d/status' % p.pid):
-        k, v = l.split(':', 1); d[k] = v.strip()
-    return d['VmRSS'], d['VmHWM']
+    return '%s kB' % procfs.status(p.pid, 'VmRSS'), '%s kB' % procfs.status(p.pid, 'VmHWM')
 def stop(p):
     p.send_signal(signal.SIGTERM); p.wait(30)
 hist = int(sys.argv[sys.argv.index('--history')+1]) if '--history' in sys.argv else 0

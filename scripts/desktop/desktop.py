@@ -28,6 +28,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from herald_scripts import bus as private_bus  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"
 BUS_NAME = "org.freedesktop.Notifications"
@@ -119,22 +122,9 @@ def _name_owner_pid(env, name):
 
 
 def bus_config(bus_type, listen, note):
-    """A private dbus-daemon's configuration: anyone may own or call anything; `note` says
-    what the bus is for."""
-    return f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<!-- {note} -->
-<busconfig>
-  <type>{bus_type}</type>
-  <listen>unix:path={listen}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
+    """A private dbus-daemon's configuration (scripts/lib/herald_scripts/bus.py): anyone may own
+    or call anything; `note` says what the bus is for."""
+    return private_bus.config(f"unix:path={listen}", bus_type, note)
 
 # dunst: client expire_timeout is honoured (ignore_dbustimeout off); these are only the
 # defaults for expire_timeout=-1. Actions are listed through the context menu, whose

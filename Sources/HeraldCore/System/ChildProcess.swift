@@ -56,11 +56,11 @@ public final class ChildProcess {
 
     /// Waits at most until `deadline` (CLOCK_MONOTONIC nanoseconds) for the program to end,
     /// then kills it (SIGKILL) and collects it. Whether it ended by itself.
-    func wait(until deadline: UInt64) -> Bool {
+    func wait(until deadline: UInt64, abandon: Bool = false) -> Bool {
         while poll() == nil {
             if ChildProcess.monotonicNanoseconds() >= deadline {
                 signal(SIGKILL)
-                wait()
+                if !abandon { wait() }
                 return false
             }
             usleep(1000)
@@ -251,9 +251,11 @@ extension ChildProcess {
     ///   - limit: the most bytes kept of each stream; past it the program is killed.
     ///   - timeout: milliseconds the program may take before it is killed; nil for no bound.
     /// - Throws: `SpawnError` when it cannot be started (or no pipe can be made).
+    ///   - abandon: a program that does not end when killed after `timeout` (a thread of it
+    ///     waiting on a hung mount) is left, not waited for.
     public static func collect(_ program: String, _ arguments: [String], environment: [String: String]? = nil,
                                collectErrors: Bool = false, limit: Int = .max,
-                               timeout: Int? = nil) throws(SpawnError) -> Output {
+                               timeout: Int? = nil, abandon: Bool = false) throws(SpawnError) -> Output {
         let deadline = timeout.map { monotonicNanoseconds() + UInt64(max(0, $0)) * 1_000_000 }
         var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
         guard herald_pipe_cloexec(&outPipe) == 0 else { throw SpawnError(program: program, code: errno) }
@@ -303,8 +305,14 @@ extension ChildProcess {
         if result.timedOut || result.overLimit {
             result.standardOutput = Array(result.standardOutput.prefix(limit))
             result.standardError = Array(result.standardError.prefix(limit))
-        } else if let deadline, !child.wait(until: deadline) {
+            if abandon {
+                usleep(10_000)
+                result.status = child.poll() ?? .killed(signal: SIGKILL)
+                return result
+            }
+        } else if let deadline, !child.wait(until: deadline, abandon: abandon) {
             result.timedOut = true  // closed its output but went on
+            if abandon { result.status = child.poll() ?? .killed(signal: SIGKILL); return result }
         }
         result.status = child.wait()
         return result

@@ -53,3 +53,36 @@ public final class Descriptor: Sendable {
         }
     }
 }
+
+/// Lines read from a descriptor (a pipe, a socket), a chunk at a time.
+public final class LineReader {
+    private let descriptor: Descriptor
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    public init(_ descriptor: Descriptor) { self.descriptor = descriptor }
+
+    /// The next line without its newline; nil at the end (a last line without a newline is
+    /// dropped: it was cut short), on an error, or past `limit` bytes.
+    public func next(limit: Int) -> [UInt8]? {
+        var scanned = start
+        while true {
+            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[start..<newline])
+                start = newline + 1
+                if start > 1 << 20 || start == buffer.count {  // drop what was read
+                    buffer.removeFirst(start)
+                    start = 0
+                }
+                return line
+            }
+            scanned = buffer.count
+            guard buffer.count - start <= limit else { return nil }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let n = chunk.withUnsafeMutableBytes { read(descriptor.raw, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+}

@@ -12,6 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if sys.path and os.path.abspath(sys.path[0]) == HERE:
     del sys.path[0]
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", "lib"))  # herald_scripts
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 from calendar_bench import __doc__ as ABOUT  # noqa: E402

@@ -7,6 +7,8 @@ import subprocess
 import threading
 import time
 
+from herald_scripts import procfs
+
 from .common import BenchError
 
 
@@ -65,12 +67,10 @@ class Heraldd:
                 self.cond.wait(left)
 
     def status(self, key):
-        """A /proc/PID/status figure in MiB (VmRSS, VmHWM)."""
-        with open(f"/proc/{self.pid}/status") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1]) / 1024
-        raise BenchError(f"no {key} in /proc/{self.pid}/status")
+        """A /proc/PID/status figure in MiB (VmRSS, VmHWM), of heraldd and its calendar readers."""
+        if not os.path.exists(f"/proc/{self.pid}/status"):
+            raise BenchError(f"no /proc/{self.pid}/status")
+        return procfs.family_status(self.pid, key) / 1024
 
     def stop(self):
         if self.proc.poll() is None:

@@ -8,6 +8,8 @@ import string
 import time
 from zoneinfo import ZoneInfo
 
+from herald_scripts.files import write_atomically  # noqa: F401 (measure.py takes it from here)
+
 ZONE_NAME = "Europe/Berlin"
 ZONE = ZoneInfo(ZONE_NAME)
 UTC = dt.timezone.utc
@@ -185,14 +187,6 @@ def job_id(source, path, uid):
     for byte in (source + "\0" + path + "\0" + uid).encode():
         h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return f"cal-{h:016x}"
-
-
-def write_atomically(path, content):
-    folder, name = os.path.split(path)
-    tmp = os.path.join(folder, "." + name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(content)
-    os.rename(tmp, path)
 
 
 class Calendar:

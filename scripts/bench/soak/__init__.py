@@ -98,6 +98,6 @@ The modules, one job each:
   memory.py         heraldd's memory measured idle, the same way both times
   checks.py         the checks after the run
   report.py         the result: the terminal report and the row for BENCHMARKS.md
-  procfs.py         what /proc says about a process (memory, file descriptors)
   common.py         what every part uses: the error, log lines, times, job-id patterns
+  (scripts/lib/herald_scripts: /proc readers and the private bus, shared with the other scripts)
 """

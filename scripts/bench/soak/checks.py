@@ -7,7 +7,7 @@ import os
 import re
 
 from .common import BG_KEY, KEY, SUMMARY, UTC, iso, n, parse_iso
-from .procfs import fd_kinds
+from herald_scripts.procfs import fd_kinds
 
 
 class Checks:

@@ -16,7 +16,7 @@ from .common import SoakError, iso, n, say
 from .memory import Memory
 from .notify_socket import NotifySocket
 from .plan import Plan
-from .procfs import fd_snapshot, fd_steady, proc_status
+from herald_scripts.procfs import fd_snapshot, fd_steady, status as proc_status
 from .processes import Processes
 from .report import Report
 from .server_log import ServerLog

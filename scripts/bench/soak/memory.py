@@ -6,7 +6,7 @@ import signal
 import time
 
 from .common import SoakError, iso
-from .procfs import proc_status
+from herald_scripts.procfs import status as proc_status
 
 
 class Memory:

@@ -7,8 +7,10 @@ import signal
 import subprocess
 import time
 
+from herald_scripts import bus
+
 from .common import SoakError, say
-from .procfs import fd_steady, proc_status
+from herald_scripts.procfs import fd_steady, status as proc_status
 
 # The server runs as this package again (`python3 scripts/bench/soak serve ...`).
 PACKAGE = os.path.dirname(os.path.realpath(__file__))
@@ -48,23 +50,7 @@ class Processes:
 
     def start_bus(self):
         conf = os.path.join(self.sockets, "bus.conf")
-        with open(conf, "w") as f:
-            f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir={self.sockets}</listen>
-  <auth>EXTERNAL</auth>
-  <limit name="max_incoming_bytes">1000000000</limit>
-  <limit name="max_outgoing_bytes">1000000000</limit>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow receive_sender="*"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-""")
+        bus.write_config(conf, self.sockets)
         out = open(os.path.join(self.work, "dbus-daemon.log"), "wb")
         self.bus = spawn(["/usr/bin/dbus-daemon", "--config-file=" + conf, "--nofork", "--print-address=1"],
                          {"PATH": "/usr/bin:/bin"}, out, stdout=subprocess.PIPE)

@@ -8,7 +8,7 @@ import signal
 import time
 
 from .common import iso, n, say
-from .procfs import fd_snapshot, fd_steady, proc_status
+from herald_scripts.procfs import fd_snapshot, fd_steady, status as proc_status
 
 
 class Workload:
