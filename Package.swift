@@ -17,7 +17,6 @@ let package = Package(
         // HeapModule alone: the scheduler's due-time index and JobTable.soonest (BENCHMARKS.md,
         // "One of each").
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
@@ -45,7 +44,6 @@ let package = Package(
             dependencies: [
                 "HeraldModel", "CHeraldSys",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // glibc's checked string and I/O functions where sizes are known (-D_FORTIFY_SOURCE=2 needs

@@ -53,10 +53,6 @@ void herald_tune_malloc(int arenas, int mmap_threshold) {
     mallopt(M_MMAP_THRESHOLD, mmap_threshold);
 }
 
-int herald_rename_exchange(const char *a, const char *b) {
-    return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
-}
-
 int herald_accept(int fd) {
     return accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 }
@@ -73,8 +69,8 @@ int herald_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
 }
 
-int herald_renameat_noreplace(int dirfd, const char *from, const char *to) {
-    return (int)syscall(SYS_renameat2, dirfd, from, dirfd, to, 1 /* RENAME_NOREPLACE */);
+int herald_renameat2(int fromdir, const char *from, int todir, const char *to, unsigned flags) {
+    return (int)syscall(SYS_renameat2, fromdir, from, todir, to, flags);
 }
 
 int herald_has_writer(int fd) {

@@ -3,7 +3,7 @@ import Dispatch
 import HeraldCore
 
 /// One thread running `g_main_loop_run` on GLib's default context. Every libnotify call
-/// and callback happens here; other threads hand work over with `perform`.
+/// and callback happens here; other threads hand work over with `run`.
 final class GLibThread: @unchecked Sendable {
     private let loop: OpaquePointer
 
@@ -17,7 +17,7 @@ final class GLibThread: @unchecked Sendable {
     }
 
     /// Runs `work` on the GLib thread, in order with other work (g_idle_add_full).
-    func perform(_ work: @escaping @Sendable () -> Void) {
+    func run(_ work: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
         g_idle_add_full(G_PRIORITY_DEFAULT, { data in
             let box = Unmanaged<WorkBox>.fromOpaque(data!).takeRetainedValue()
@@ -40,7 +40,7 @@ final class GLibThread: @unchecked Sendable {
     func sync<T: Sendable>(_ work: @escaping @Sendable () -> T) -> T {
         let done = DispatchSemaphore(value: 0)
         let result = ResultBox<T>()
-        perform {
+        run {
             result.value = work()
             done.signal()
         }

@@ -54,7 +54,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
 
     deinit {
         g_log_remove_handler("libnotify", logHandler)
-        glib.perform { notify_uninit() }
+        glib.run { notify_uninit() }
         glib.stop()
     }
 
@@ -64,7 +64,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     public func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
         let queuedAt = DispatchTime.now().uptimeNanoseconds
         checkIcon(request) { [self] request in
-            glib.perform { [self] in showQueued(request, queuedAt: queuedAt, completion: completion) }
+            glib.run { [self] in showQueued(request, queuedAt: queuedAt, completion: completion) }
         }
     }
 
@@ -131,7 +131,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     public func onServer(described: @escaping @Sendable (ServerTraits) -> Void,
                          desktopQuiet: @escaping @Sendable (Bool?, String) -> Void) {
         serverHandlers.set(described: described, quiet: desktopQuiet)
-        glib.perform { [self] in
+        glib.run { [self] in
             watchBus()
             describeServer()
         }
@@ -193,7 +193,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     public func onBusEvents(serverGone: @escaping @Sendable () -> Void, serverAppeared: @escaping @Sendable () -> Void,
                             busLost: @escaping @Sendable (String) -> Void) {
         busHandlers.set(serverGone: serverGone, serverAppeared: serverAppeared, busLost: busLost)
-        glib.perform { [self] in watchBus() }
+        glib.run { [self] in watchBus() }
     }
 
     /// Subscribes to NameOwnerChanged for org.freedesktop.Notifications and to the
@@ -241,7 +241,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
 
     /// Closes job `jobID`'s popup, if one is on screen (the server answers with reason 3).
     public func close(jobID: String) {
-        glib.perform { [self] in
+        glib.run { [self] in
             popups.of(job: jobID)?.close()
         }
     }
@@ -384,7 +384,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         if reason == .expired && popup.pushedOut { reason = .forRoom }
         popups.remove(popup)
         let held = PopupHandle(popup: popup)
-        glib.perform { _ = held }
+        glib.run { _ = held }
         actionHandler.call(.closed(jobID: popup.jobID, occurrence: popup.occurrence, reason))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import Synchronization
 
 /// A datagram socket standing in for systemd's notify socket (NOTIFY_SOCKET): what heraldd
@@ -16,10 +17,11 @@ public final class NotifySocket: Sendable {
 
     /// The socket and what came in on it; shared with the reader thread.
     private final class Inbox: Sendable {
-        let fd: Int32
+        let socket: Descriptor
+        var fd: Int32 { socket.raw }
         let messages = Mutex<[Message]>([])
         let arrivals = DispatchSemaphore(value: 0)
-        init(fd: Int32) { self.fd = fd }
+        init(socket: Descriptor) { self.socket = socket }
     }
 
     public let path: String
@@ -30,7 +32,10 @@ public final class NotifySocket: Sendable {
     /// manager that has stopped: the kernel's queue fills up and stays full.
     public init(directory: String, reading: Bool = true) throws(SetupError) {
         path = directory + "/notify.sock"
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard let datagram = Descriptor(socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)) else {
+            throw SetupError("cannot make a socket: \(String(cString: strerror(errno)))")
+        }
+        let fd = datagram.raw
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -39,8 +44,8 @@ public final class NotifySocket: Sendable {
         let ok = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard fd >= 0, ok == 0 else { throw SetupError("cannot bind \(path): \(String(cString: strerror(errno)))") }
-        inbox = Inbox(fd: fd)
+        guard ok == 0 else { throw SetupError("cannot bind \(path): \(String(cString: strerror(errno)))") }
+        inbox = Inbox(socket: datagram)
         self.reading = reading
         guard reading else { return }
         let thread = Thread { [inbox] in
@@ -54,7 +59,7 @@ public final class NotifySocket: Sendable {
                 inbox.messages.withLock { $0.append(Message(at: at, text: text)) }
                 inbox.arrivals.signal()
             }
-            close(inbox.fd)
+            inbox.socket.close()
         }
         thread.name = "notify-socket"
         thread.start()
@@ -62,7 +67,7 @@ public final class NotifySocket: Sendable {
 
     /// Shutting the socket down ends the reader's recv; the reader then closes it.
     deinit {
-        if reading { shutdown(inbox.fd, Int32(SHUT_RDWR)) } else { close(inbox.fd) }
+        if reading { shutdown(inbox.fd, Int32(SHUT_RDWR)) } else { inbox.socket.close() }
     }
 
     /// How many messages have arrived: pass it to `messages(after:)` or `wait` to look only

@@ -43,30 +43,28 @@ public final class Spawned {
     /// daemon reacting to a new job has the other core, as it would.
     public static func timed(_ path: String, _ arguments: [String], environment: [String: String], stdinPath: String = "/dev/null",
                              outputPath: String) throws(SetupError) -> (status: Int32, nanoseconds: UInt64) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw SetupError("cannot make a pipe: \(String(cString: strerror(errno)))") }
-        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }  // the child gets only its dup2'ed copies
+        // Close-on-exec: the child gets only its dup2'ed copy.
+        guard let ends = Descriptor.pipe() else { throw SetupError("cannot make a pipe: \(String(cString: strerror(errno)))") }
         var printed: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let command = ChildProcess.Command(path, arguments, environment: environment, input: .file(stdinPath),
-                                           output: .descriptor(ends[1]), error: .standardOutput)
+                                           output: .descriptor(ends.write.raw), error: .standardOutput)
         let start = monotonicNanoseconds()
         let child: ChildProcess
         do throws(SpawnError) { child = try command.start() } catch {
-            close(ends[0]); close(ends[1])
             throw SetupError(error.description)
         }
-        close(ends[1])
+        ends.write.close()
         // Read until the program's end closes the pipe, then collect it.
         while true {
-            let n = read(ends[0], &buffer, buffer.count)
+            let n = read(ends.read.raw, &buffer, buffer.count)
             if n > 0 { printed += buffer[..<n]; continue }
             if n < 0 && errno == EINTR { continue }
             break
         }
         let status = child.wait()
         let elapsed = monotonicNanoseconds() - start
-        close(ends[0])
+        ends.read.close()
         guard FileManager.default.createFile(atPath: outputPath, contents: Data(printed)) else {
             throw SetupError("cannot write \(outputPath)")
         }

@@ -729,17 +729,10 @@ final class BenchRun {
     }
 
     func writeFile(_ text: String, to path: String, sync: Bool = false) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { Bench.fail(BenchError("cannot write \(path): \(String(cString: strerror(errno)))")) }
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            guard n > 0 else { Bench.fail(BenchError("cannot write \(path): \(String(cString: strerror(errno)))")) }
-            offset += n
+        guard let file = Descriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC), file.writeAll(text.utf8) else {
+            Bench.fail(BenchError("cannot write \(path): \(String(cString: strerror(errno)))"))
         }
-        if sync { fsync(fd) }
-        close(fd)
+        if sync { fsync(file.raw) }
     }
 
     static func today() -> String {

@@ -79,6 +79,7 @@ func saveCurrent(kind: StaticString) {
     for shift in stride(from: 60, through: 0, by: -4) { savePath[n] = CChar(bitPattern: hex[Int((hash >> UInt64(shift)) & 0xF)]); n += 1 }
     for c in Array(".bin".utf8) { savePath[n] = CChar(bitPattern: c); n += 1 }
     savePath[n] = 0
+    // Raw calls: this runs in a signal handler, where nothing may allocate (no Descriptor).
     let fd = open(savePath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     if fd >= 0 { _ = write(fd, current, currentLength); close(fd) }
     _ = write(2, "herald-fuzz: saved the input to ", 32)

@@ -33,7 +33,7 @@ extension Herald {
         func run() throws {
             let ctx = try CLIContext.load(global)
             // All found before any is cancelled.
-            let synced = ids.map { ctx.syncedTarget($0) }
+            let synced = try ids.map { try ctx.syncedTarget($0) }
             let targets = try zip(ids, synced).compactMap { id, s in s == nil ? try ctx.findOne(id) : nil }
             for target in synced.compactMap({ $0 }) {
                 try ctx.cancelSynced(target)
@@ -69,7 +69,7 @@ extension CLIContext {
                 return
             } catch let error as FileSystemError where error.isNotFound {
                 // The daemon moved it (took it in, or fired it): look again.
-                guard let again = spool.findPending(target.id, defaultLead: config.lead, localZone: zone, now: now).first(where: { $0.id == target.id }) else {
+                guard let again = try spool.findPending(target.id, defaultLead: config.lead, localZone: zone, now: now).first(where: { $0.id == target.id }) else {
                     throw CLIError.data("job '\(target.id)' is no longer pending (it just fired?)")
                 }
                 current = again

@@ -83,8 +83,8 @@ struct CLIContext {
     }
 
     /// Every pending job, next due first.
-    func pendingJobs(loadDocuments: Bool = true) -> [PendingJob] {
-        spool.listPending(defaultLead: config.lead, localZone: zone, now: now, loadDocuments: loadDocuments)
+    func pendingJobs(loadDocuments: Bool = true) throws(FileSystemError) -> [PendingJob] {
+        try spool.listPending(defaultLead: config.lead, localZone: zone, now: now, loadDocuments: loadDocuments)
     }
 
     /// "14:05 (in 14 min)".
@@ -188,10 +188,5 @@ func warn(_ text: String) {
 
 /// Writes all of `text` to a file descriptor.
 func writeAll(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return }
-        bytes = bytes.dropFirst(n)
-    }
+    Descriptor.writeAll(to: fd, text.utf8)
 }

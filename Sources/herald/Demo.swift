@@ -32,7 +32,7 @@ extension Herald {
 
             func run() throws {
                 let ctx = try CLIContext.load(global)
-                let pending = ctx.pendingJobs()
+                let pending = try ctx.pendingJobs()
                 let loaded = pending.filter(Demo.isDemo)
                 if !loaded.isEmpty {
                     say("The demo is already loaded (\(loaded.count) job\(loaded.count == 1 ? "" : "s"): \(loaded.map(\.id).joined(separator: ", "))); 'herald demo remove' removes it.")
@@ -88,7 +88,7 @@ extension Herald {
 
             func run() throws {
                 let ctx = try CLIContext.load(global)
-                let targets = ctx.pendingJobs().filter(Demo.isDemo)
+                let targets = try ctx.pendingJobs().filter(Demo.isDemo)
                 guard !targets.isEmpty else {
                     say("Nothing to remove: no demo jobs are pending (load them with 'herald demo load').")
                     return

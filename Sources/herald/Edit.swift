@@ -35,7 +35,7 @@ extension Herald {
             let ctx = try CLIContext.load(global)
             let time = try when.resolve(ctx)
             guard time > ctx.now else { throw CLIError.usage("\(ISO8601.format(time, in: ctx.zone)) is in the past: say a later time") }
-            if let synced = ctx.syncedTarget(id) {
+            if let synced = try ctx.syncedTarget(id) {
                 try ctx.rescheduleSynced(synced, to: time)
                 say("Rescheduled \(synced.id): from \(ctx.when(time)) (synced; changed in \(synced.path))")
                 return
@@ -83,7 +83,7 @@ extension Herald {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            if let synced = ctx.syncedTarget(id) { return try editSynced(synced, ctx) }
+            if let synced = try ctx.syncedTarget(id) { return try editSynced(synced, ctx) }
             let (name, job) = try ctx.takenIn(try ctx.findOne(id), doing: "edit")
             guard job.kind != .calendar else {
                 throw CLIError.data("job '\(name.id)' is a calendar alarm: it is planned from the calendar item; edit the event or to-do in your calendar")
@@ -107,7 +107,7 @@ extension Herald {
                 do {
                     let updated = try Self.check(edited, id: name.id, after)
                     let keepState = updated.scheduleFields == job.scheduleFields
-                    guard let current = after.spool.findPending(name.id, defaultLead: after.config.lead, localZone: after.zone, now: after.now)
+                    guard let current = try after.spool.findPending(name.id, defaultLead: after.config.lead, localZone: after.zone, now: after.now)
                         .first(where: { $0.id == name.id }), case .jobs(let state) = current.location else {
                         session.keep = true
                         throw CLIError.data("job \(name.id) finished or was cancelled while you edited it; nothing changed (your edit is in \(session.path))")
@@ -283,7 +283,7 @@ final class EditSession {
         folder = String(cString: made)
         path = folder + "/" + name
         self.limit = limit
-        do { try FileSystem.writeAtomically(contents, tmpPath: path + ".tmp", finalPath: path) } catch {
+        do { try AtomicReplace.write(contents, to: path, options: .init(mode: 0o600)) } catch {
             rmdir(folder)
             throw CLIError.failure("\(error)")
         }

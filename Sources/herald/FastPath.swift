@@ -2,8 +2,8 @@ import ArgumentParser
 import HeraldCore
 
 /// A shortcut past ArgumentParser for the command scripts and hot keys run most:
-/// `herald remind` with plain options. ArgumentParser's reflection costs about 2 ms per run,
-/// more than `at` takes to queue a whole job. The shortcut takes only plain, well-formed
+/// `herald remind` with plain options: ArgumentParser's reflection costs more per run than `at`
+/// takes to queue a whole job (BENCHMARKS.md, "Why the code is as it is"). The shortcut takes only plain, well-formed
 /// command lines — known `--option value` pairs, each at most once, and words of text —
 /// and returns nil for anything else (help, `--opt=value`, `--`, unknown or repeated options,
 /// a missing value), which ArgumentParser then handles, errors and suggestions included.

@@ -97,7 +97,7 @@ extension Herald.HabitCommand {
                 throw CLIError.usage("--unit and --at-most are for measurable habits: add --target AMOUNT")
             }
             let warnings = try parseWarnings(warn)
-            let pending = ctx.pendingJobs()
+            let pending = try ctx.pendingJobs()
             if let existing = pending.first(where: { $0.job?.kind == .habit && $0.job?.title?.lowercased() == title.lowercased() }) {
                 throw CLIError.data("a habit named '\(title)' already exists (id \(existing.id))")
             }
@@ -275,7 +275,7 @@ extension Herald.HabitCommand {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            let habits = ctx.habits()
+            let habits = try ctx.habits()
             if json {
                 say(JSONWriter.render(.array(habits.map { ctx.jsonValue(of: $0) }), pretty: true))
                 return
@@ -359,7 +359,7 @@ extension Herald.HabitCommand {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            let habits = ctx.habits()
+            let habits = try ctx.habits()
             var rows = [["NAME", "GOAL", "WEEK", "MONTH", "STRENGTH", "STREAK", "BEST", "TOTAL"]]
             var objects: [JSONWriter.Value] = []
             for h in habits {
@@ -509,8 +509,8 @@ extension CLIContext {
         }
     }
 
-    func habits() -> [HabitEntry] {
-        pendingJobs().compactMap { p in
+    func habits() throws(FileSystemError) -> [HabitEntry] {
+        try pendingJobs().compactMap { p in
             guard let job = p.job, job.kind == .habit, let schedule = try? JobSchedule(job, localZone: zone) else { return nil }
             return HabitEntry(pending: p, job: job, schedule: schedule)
         }.sorted { $0.title.lowercased() < $1.title.lowercased() }
@@ -518,7 +518,7 @@ extension CLIContext {
 
     /// The habit called `name` (any case) or with that id.
     func habit(named name: String) throws -> HabitEntry {
-        let all = habits()
+        let all = try habits()
         if let h = all.first(where: { $0.title.lowercased() == name.lowercased() }) ?? all.first(where: { $0.id == name }) {
             return h
         }

@@ -33,7 +33,7 @@ extension Herald.HabitCommand {
                     throw CLIError.data("--csv: '\(csv)' is not an empty folder (nothing written)")
                 }
             }
-            let habits = ctx.habits()
+            let habits = try ctx.habits()
             let loop = habits.enumerated().map { k, h -> (habit: LoopHabit, history: HabitHistory) in
                 let history = h.history(ctx)
                 return (LoopHabit(job: h.job, contents: history.contents, history: history, position: k), history)
@@ -44,7 +44,7 @@ extension Herald.HabitCommand {
                 for (path, text) in files {
                     let full = csv + "/" + path
                     try FileSystem.makeDirectory(parentDirectory(of: full))
-                    try FileSystem.writeAtomically(Array(text.utf8), tmpPath: full + ".tmp", finalPath: full)
+                    try AtomicReplace.write(text.utf8, to: full)
                 }
             } catch {
                 throw CLIError.failure("\(error)")
@@ -77,8 +77,8 @@ extension Herald.HabitCommand {
             let ctx = try CLIContext.load(global)
             let loop = try read(ctx)
             guard !loop.isEmpty else { throw CLIError.data("'\(file)': no habits in it") }
-            let pending = ctx.pendingJobs()
-            let existing = Set(ctx.habits().map { $0.title.lowercased() })
+            let pending = try ctx.pendingJobs()
+            let existing = Set(try ctx.habits().map { $0.title.lowercased() })
             var seen = Set<String>()
             var plans: [(job: Job, log: [HabitLog.Entry], note: String?)] = []
             var ids = Set<String>()

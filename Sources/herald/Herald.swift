@@ -27,13 +27,14 @@ struct Herald: ParsableCommand {
             'systemctl --user enable --now heraldd'.
 
             Exit status: 0 on success, 64 for a bad option or argument, 65 for bad data (a job \
-            file, an unknown job id, a bad config), 1 when something else failed.
+            file, an unknown job id, a bad config), 74 when the spool cannot be read, 1 when \
+            something else failed.
             """,
         version: HeraldVersion.string,
         subcommands: [Deliver.self, Remind.self, TimerCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self, Reschedule.self, Edit.self,
                       Snooze.self, Ack.self, Quiet.self, History.self, Status.self, Next.self, When.self, CalendarCommand.self, Validate.self, Import.self, Doctor.self, Demo.self])
 
-    /// Runs the command; Herald's own errors print one line and exit 64/65/1. Synchronous:
+    /// Runs the command; Herald's own errors print one line and exit 64/65/74/1. Synchronous:
     /// an async main would end in dispatch_main, whose thread exit costs this static binary
     /// milliseconds of unwinding.
     static func main() {
@@ -59,6 +60,9 @@ struct Herald: ParsableCommand {
         } catch let error as CLIError {
             warn(error.message)  // messages quote values from files
             finish(error.code)
+        } catch let error as FileSystemError {
+            warn(error.description)  // the spool could not be read: said, never an empty answer
+            finish(74)  // EX_IOERR
         } catch {
             exit(withError: error)
         }

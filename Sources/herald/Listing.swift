@@ -45,7 +45,7 @@ extension Herald {
             if let first, !snoozed, let soonest = ctx.spool.soonestPending(first, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now) {
                 jobs = soonest.jobs
             } else {
-                jobs = ctx.pendingJobs()
+                jobs = try ctx.pendingJobs()
                 if snoozed { jobs = jobs.filter { $0.snoozedUntil != nil } }
                 if let first { jobs = Array(jobs.prefix(first)) }
             }
@@ -75,7 +75,7 @@ extension Herald {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            let synced = ctx.syncedTarget(id)
+            let synced = try ctx.syncedTarget(id)
             if let synced, synced.pending == nil {
                 // Synced, and not (yet) planned by heraldd here: the item itself.
                 say("id:       \(TextSafety.visible(synced.id))")
@@ -133,7 +133,7 @@ extension PendingJob {
 extension CLIContext {
     /// The one pending job `query` names; refuses unknown and ambiguous ids.
     func findOne(_ query: String) throws -> PendingJob {
-        let (found, total) = spool.findPendingCounted(query, defaultLead: config.lead, localZone: zone, now: now)
+        let (found, total) = try spool.findPendingCounted(query, defaultLead: config.lead, localZone: zone, now: now)
         switch found.count {
         case 0: throw CLIError.data("no pending job '\(query)' (see 'herald list')")
         case 1: return found[0]

@@ -119,8 +119,7 @@ extension Herald {
         func write(_ manual: QuietSwitch, _ ctx: CLIContext) throws {
             do {
                 try ctx.spool.prepare()
-                try FileSystem.writeAtomically(Array(manual.json.utf8), tmpPath: ctx.spool.tmp + "/.quiet.\(getpid())",
-                                               finalPath: ctx.spool.quietPath)
+                try AtomicReplace.write(manual.json.utf8, to: ctx.spool.quietPath, options: .spool(staging: ctx.spool.tmp))
             } catch { throw CLIError.failure("\(error)") }
         }
 

@@ -13,7 +13,7 @@ extension CLIContext {
         // A job still being filed (`herald remind` a moment ago) or changing while heraldd read
         // it is refused as `changed` with nothing done: asked again for up to two seconds.
         for attempt in 0... {
-            switch SpoolQuery.perform(spool, request) {
+            switch SpoolQuery.send(spool, request) {
             case .noDaemon: return nil
             case .busy:
                 throw CLIError.failure("heraldd is busy (serving as many commands as it takes at once); nothing was done, try again")

@@ -38,7 +38,7 @@ extension Herald {
         func run() throws {
             let ctx = try CLIContext.load(global)
             let (length, until) = try span.isEmpty ? (ctx.config.snooze, nil) : Self.length(span.joined(separator: " "), ctx)
-            let found = ctx.spool.findPending(id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)
+            let found = try ctx.spool.findPending(id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)
             if found.count > 1 { throw CLIError.data("'\(id)' matches \(found.count) jobs: \(found.prefix(5).map(\.id).joined(separator: ", "))") }
             // What was shown last: a bounded read from the end of the history (heraldd prefers
             // its popup's occurrence); a finished job's own last state.

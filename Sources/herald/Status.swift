@@ -31,7 +31,7 @@ extension Herald {
                                                                  loadDocuments: false) {
                 pending = soonest
             } else {
-                let all = ctx.pendingJobs(loadDocuments: false)
+                let all = try ctx.pendingJobs(loadDocuments: false)
                 pending = (all, all.count)
             }
             let next = pending.jobs.first { $0.fireAt != nil }

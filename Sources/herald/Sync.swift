@@ -72,7 +72,7 @@ extension CLIContext {
             var st = stat()
             if stat(spool.ownSyncedPath, &st) == 0, st.st_size > 512 << 10 {  // the latest are kept
                 let latest = spool.ownSyncedUIDs().sorted().joined(separator: "\n") + "\n"
-                try FileSystem.writeAtomically(Array(latest.utf8), tmpPath: spool.tmp + "/.own-synced." + String(getpid()), finalPath: spool.ownSyncedPath)
+                try AtomicReplace.write(latest.utf8, to: spool.ownSyncedPath, options: .spool(staging: spool.tmp))
             }
         } catch {
             warn("note: \(error); the item is written, but not noted as yours in the spool")
@@ -121,9 +121,9 @@ extension CLIContext {
     /// names neither (it is then looked for as any job is). A job of this machine with exactly
     /// that id is the one meant: an item in a calendar others write to never shadows it (a
     /// note says the item was left alone).
-    func syncedTarget(_ query: String) -> SyncedTarget? {
+    func syncedTarget(_ query: String) throws(FileSystemError) -> SyncedTarget? {
         guard let collection = config.syncCalendar, let folder = try? SourceFolder(source: collection), folder.singleFile == nil else { return nil }
-        let found = spool.findPending(query, defaultLead: config.lead, localZone: zone, now: now)
+        let found = try spool.findPending(query, defaultLead: config.lead, localZone: zone, now: now)
         let names = [SyncedItem.fileName(for: query)]
         let itemThere = SyncedItem.jobID(ofUID: SyncedItem.uid(for: query)) == query && folder.version(of: names) != nil
         if let local = found.first(where: { $0.id == query && !CalendarPlanner.isCalendarJobID($0.id) }) {
@@ -136,7 +136,7 @@ extension CLIContext {
             let uid = SyncedItem.uid(for: query)
             // heraldd's job for it has the id the calendar sync derives from source, file and UID.
             let planned = CalendarPlanner.jobID(source: collection, file: folder.path(of: names), uid: uid)
-            let pending = spool.findPending(planned, defaultLead: config.lead, localZone: zone, now: now).first { $0.id == planned }
+            let pending = try spool.findPending(planned, defaultLead: config.lead, localZone: zone, now: now).first { $0.id == planned }
             return SyncedTarget(folder: folder, names: names, uid: uid, pending: pending)
         }
         guard found.count == 1, let p = found.first, let link = p.job?.calendar, let itemNames = folder.names(of: link.file) else { return nil }

@@ -83,15 +83,11 @@ final class CalendarSourceProcess: @unchecked Sendable {  // state confined to `
 
     /// Starts the reader; the problem when it cannot be.
     private func start() -> String? {
-        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
-        guard herald_pipe_cloexec(&toChild) == 0 else { return String(cString: strerror(errno)) }
-        guard herald_pipe_cloexec(&fromChild) == 0 else {
-            let why = String(cString: strerror(errno))
-            _ = Descriptor(toChild[0]); _ = Descriptor(toChild[1])
-            return why
+        guard let (childIn, parentOut) = Descriptor.pipe(), let (parentIn, childOut) = Descriptor.pipe() else {
+            return String(cString: strerror(errno))
         }
-        let (childIn, parentOut) = (Descriptor(toChild[0])!, Descriptor(toChild[1])!)
-        let (parentIn, childOut) = (Descriptor(fromChild[0])!, Descriptor(fromChild[1])!)
+        // The child's ends stay open until it has started (they are then closed here).
+        defer { withExtendedLifetime((childIn, childOut)) {} }
         var arguments = ["--calendar-reader", source.path, "--spool", spool.root]
         if source.writeBack { arguments.append("--write-back") }
         let command = ChildProcess.Command("/proc/self/exe", arguments, input: .descriptor(childIn.raw), output: .descriptor(childOut.raw))

@@ -160,7 +160,7 @@ final class CalendarSourceReader {
             return (false, "A calendar job asked for a write-back to a file its source does not hold; nothing written")
         }
         do {
-            return try change.perform(in: folder, localZone: localZone)
+            return try change.write(in: folder, localZone: localZone)
                 ? (true, "Wrote the alarm's \(change.change.label) state into its calendar item")
                 : (false, "The calendar item or its alarm is gone; nothing written back")
         } catch {

@@ -99,8 +99,7 @@ final class CalendarSync: @unchecked Sendable {
     private func saveSetAside() {
         let text = setAside.map { "\($0.value) \($0.key)\n" }.sorted().joined()
         do {
-            try FileSystem.writeAtomically(Array(text.utf8), tmpPath: spool.tmp + "/.planning-aside." + String(UInt32.random(in: 0...UInt32.max), radix: 36),
-                                           finalPath: setAsidePath)
+            try AtomicReplace.write(text.utf8, to: setAsidePath, options: .spool(staging: spool.tmp))
         } catch {
             logger.error("Cannot record the calendar files set aside", metadata: ["error": "\(error)"])
         }
@@ -199,12 +198,14 @@ final class CalendarSync: @unchecked Sendable {
         watches = [:]
         watchedFolders = []
         guard !sources.isEmpty else { return }
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { logger.error("Cannot start inotify for calendars"); return }
+        guard let watcher = Descriptor(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))) else {
+            logger.error("Cannot start inotify for calendars"); return
+        }
+        let fd = watcher.raw
         inotify = fd
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [unowned self] in drain(fd) }
-        source.setCancelHandler { close(fd) }
+        source.setCancelHandler { watcher.close() }
         source.resume()
         readSource = source
     }
@@ -373,8 +374,7 @@ final class CalendarSync: @unchecked Sendable {
             }
         }
         for name in plan.remove {
-            // Derived from the calendar, which no longer has these alarms (or no room for them): the job goes.
-            unlink(spool.path(of: name))
+            spool.withdraw(name)
             owners.removeValue(forKey: name.id)
             written.removeValue(forKey: name.id)
         }
@@ -481,11 +481,15 @@ final class CalendarSync: @unchecked Sendable {
 
     private func removeJobs(ofSource path: String) {
         guard let listing = try? spool.jobFiles().jobs, loadOwners(listing) else {
-            logger.error("Cannot list jobs/ to remove a calendar source's jobs")
+            logger.error("Cannot list jobs/ to remove a calendar source's jobs; trying again in 5 s")
+            queue.asyncAfter(deadline: .now() + .seconds(5)) { [weak self] in  // monotonic: a retry
+                guard let self, !self.sources.contains(where: { $0.path == path }) else { return }
+                self.removeJobs(ofSource: path)
+            }
             return
         }
         for name in listing where owners[name.id] == path {
-            unlink(spool.path(of: name))
+            spool.withdraw(name)
             owners.removeValue(forKey: name.id)
             written.removeValue(forKey: name.id)
         }

@@ -272,7 +272,7 @@ final class Daemon: @unchecked Sendable {
                 spoolQueue.async { [self] in post(worker.load(request, localZone: zone)) }
             case .spool(let operation):
                 spoolQueue.async { [self] in
-                    if let failure = worker.perform(operation, now: clock.now) {
+                    if let failure = worker.carryOut(operation, now: clock.now) {
                         if let id = operation.jobID, spoolFailures.count < 1024 { spoolFailures.insert(id) }
                         post(failure)
                     }
@@ -352,9 +352,8 @@ final class Daemon: @unchecked Sendable {
         return .filed(result)
     }
 
-    /// A batch is removed from new/ only after one sync(2) has made all its jobs durable; with
-    /// 100,000 jobs that sync wrote 400 MB (a block per file) and took about a second at the
-    /// end. Every 10,000 jobs filed, a `syncfs` on a queue of its own starts that writing early,
+    /// A batch is removed from new/ only after one sync(2) has made all its jobs durable, and
+    /// that sync has a block per file to write (BENCHMARKS.md, "Why the code is as it is"). Every 10,000 jobs filed, a `syncfs` on a queue of its own starts that writing early,
     /// beside the filing, so that the last sync finds little left. Durability does not depend
     /// on it (filing queue).
     private func startWriteback(after plan: FilingPlan) {
@@ -363,11 +362,7 @@ final class Daemon: @unchecked Sendable {
         filedSinceWriteback = 0
         let jobs = settings.spool.jobs
         writeback.async { [self] in
-            let fd = open(jobs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if fd >= 0 {
-                _ = herald_syncfs(fd)
-                close(fd)
-            }
+            if let folder = Descriptor.open(jobs, O_RDONLY | O_DIRECTORY) { _ = herald_syncfs(folder.raw) }
             writebackRunning.store(false, ordering: .releasing)
         }
     }
@@ -578,9 +573,9 @@ final class Daemon: @unchecked Sendable {
         // Not fsynced (status.json is advice), and written on a queue of its own: replacing it
         // can wait for the disk (BENCHMARKS.md, "Lateness tails").
         // The last write, as heraldd stops, is waited for.
-        let (bytes, tmp, path) = (Array(status.json.utf8), settings.spool.tmp + "/.status.\(getpid())", settings.spool.statusPath)
+        let (bytes, tmp, path) = (Array(status.json.utf8), settings.spool.tmp, settings.spool.statusPath)
         let write: @Sendable () -> Void = { [logger] in
-            do { try FileSystem.writeUnsynced(bytes, tmpPath: tmp, finalPath: path) } catch {
+            do { try AtomicReplace.write(bytes, to: path, options: .spool(staging: tmp, sync: false)) } catch {
                 logger.error("Cannot write status.json", metadata: ["error": "\(error)"])
             }
         }

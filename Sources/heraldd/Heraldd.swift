@@ -12,14 +12,14 @@ struct Heraldd {
         }
         // A popup's icon file, checked in a process of its own (LibNotifyNotifier.checkIcon).
         if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--check-icon" {
-            _ = FileSystem.writeAll(1, Array(((PopupIcon.problem(CommandLine.arguments[2]) ?? "ok") + "\n").utf8))
+            _ = Descriptor.writeAll(to: 1, Array(((PopupIcon.problem(CommandLine.arguments[2]) ?? "ok") + "\n").utf8))
             exit(0)
         }
         let arguments: DaemonArguments
         do throws(DaemonArguments.UsageError) {
             arguments = try DaemonArguments.parse(Array(CommandLine.arguments.dropFirst()))
         } catch {
-            _ = FileSystem.writeAll(2, Array("""
+            _ = Descriptor.writeAll(to: 2, Array("""
                 heraldd: \(TextSafety.visible(error.description))
                 Usage: heraldd [--spool <dir>] [--config <file>] [--notifier <notifier>] [--log-level <level>] [--probe]
                   See 'heraldd --help' for more information.
@@ -30,12 +30,12 @@ struct Heraldd {
         let environment = Environment.current()
         switch arguments.action {
         case .help:
-            _ = FileSystem.writeAll(1, Array(DaemonArguments.help.utf8))
+            _ = Descriptor.writeAll(to: 1, Array(DaemonArguments.help.utf8))
         case .version:
-            _ = FileSystem.writeAll(1, Array((HeraldVersion.string + "\n").utf8))
+            _ = Descriptor.writeAll(to: 1, Array((HeraldVersion.string + "\n").utf8))
         case .probe:
             let answer = ServerProbe.run(busAddress: environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
-            _ = FileSystem.writeAll(1, Array((answer.json + "\n").utf8))
+            _ = Descriptor.writeAll(to: 1, Array((answer.json + "\n").utf8))
             exit(answer.serverAnswered ? 0 : 1)
         case .run:
             run(arguments, environment: environment)
@@ -76,7 +76,7 @@ struct Heraldd {
     }
 
     static func fail(_ message: String, code: Int32) -> Never {
-        _ = FileSystem.writeAll(2, Array("heraldd: \(TextSafety.visible(message))\n".utf8))  // may quote the config
+        _ = Descriptor.writeAll(to: 2, Array("heraldd: \(TextSafety.visible(message))\n".utf8))  // may quote the config
         exit(code)
     }
 }

@@ -21,39 +21,35 @@ final class QueryServer {
             logger.notice("The spool's path is too long for heraldd.sock: herald lists jobs/ itself", metadata: ["path": "\(path)"])
             return nil
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard let listener = Descriptor(socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)) else {
+            return nil
+        }
+        let fd = listener.raw
         // heraldd holds the spool's lock: a socket left here is an earlier heraldd's.
         var st = stat()
         if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
         let bound = SpoolQuery.withAddress(path) { bind(fd, $0, $1) } == 0
         guard bound, chmod(path, 0o600) == 0, listen(fd, 64) == 0 else {
             logger.warning("Cannot listen on heraldd.sock: herald lists jobs/ itself", metadata: ["error": "\(String(cString: strerror(errno)))"])
-            close(fd)
             return nil
         }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         let clients = Clients()
         source.setEventHandler(handler: {
             while true {
-                let client = herald_accept(fd)
-                if client < 0 { break }
+                guard let client = Descriptor(herald_accept(fd)) else { break }
                 var uid: uid_t = 0
-                guard herald_peer_uid(client, &uid) == 0, uid == geteuid() else {
-                    close(client)
-                    continue
-                }
+                guard herald_peer_uid(client.raw, &uid) == 0, uid == geteuid() else { continue }  // closed as it goes
                 guard clients.count < Self.maximumClients else {
                     // Said, not just closed: the CLI waits a moment and asks again, or says heraldd is busy.
-                    _ = SpoolSocket.busyLine.withUnsafeBytes { send(client, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                    close(client)
+                    _ = SpoolSocket.busyLine.withUnsafeBytes { send(client.raw, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                     continue
                 }
-                _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-                Connection(fd: client, queue: queue, clients: clients, snapshot: snapshot, submit: submit).start()
+                _ = fcntl(client.raw, F_SETFL, fcntl(client.raw, F_GETFL) | O_NONBLOCK)
+                Connection(socket: client, queue: queue, clients: clients, snapshot: snapshot, submit: submit).start()
             }
         })
-        source.setCancelHandler { close(fd) }
+        source.setCancelHandler { listener.close() }
         source.resume()
     }
 
@@ -81,7 +77,8 @@ final class QueryServer {
 
     /// One client: its question read as it comes, its answer written as the socket takes it.
     final class Connection: @unchecked Sendable {  // confined to the query queue
-        let fd: Int32
+        let socket: Descriptor
+        var fd: Int32 { socket.raw }
         let queue: DispatchQueue
         let clients: Clients
         let snapshot: () -> JobTable
@@ -96,9 +93,9 @@ final class QueryServer {
         /// Sources still holding the descriptor: it is closed when the last lets go.
         var sourcesOpen = 0
 
-        init(fd: Int32, queue: DispatchQueue, clients: Clients, snapshot: @escaping () -> JobTable,
+        init(socket: Descriptor, queue: DispatchQueue, clients: Clients, snapshot: @escaping () -> JobTable,
              submit: @escaping (ClientRequest, @escaping @Sendable (ClientAnswer) -> Void) -> Void) {
-            self.fd = fd; self.queue = queue; self.clients = clients; self.snapshot = snapshot; self.submit = submit
+            self.socket = socket; self.queue = queue; self.clients = clients; self.snapshot = snapshot; self.submit = submit
         }
 
         func start() {
@@ -130,19 +127,17 @@ final class QueryServer {
         private func answer() {
             reader?.cancel()
             let line = Array(input.prefix { $0 != UInt8(ascii: "\n") }.prefix(256))
-            if line.starts(with: Array((SpoolQuery.requestVersion + " ").utf8)) {
-                return request(line, complete: input.contains(UInt8(ascii: "\n")))
-            }
-            if let request = SpoolQuery.parse(String(decoding: line, as: UTF8.self)) {
+            // One protocol: every line starts with the version; a question (find, head) is
+            // answered from the table, anything else is a request that changes a job.
+            if let question = SpoolQuery.parse(String(decoding: line, as: UTF8.self)) {
                 let table = snapshot()
-                switch request {
+                switch question {
                 case .find(let query): output = SpoolQuery.encode(table.find(query, limit: SpoolQuery.findLimit))
                 case .head(let n): output = SpoolQuery.encode(table.soonest(n))
                 }
-            } else {
-                output = Array("error unknown request\n".utf8)
+                return startWriting()
             }
-            startWriting()
+            request(line, complete: input.contains(UInt8(ascii: "\n")))
         }
 
         /// A one-job request: acted on only when its line is whole and every field checks;
@@ -188,7 +183,7 @@ final class QueryServer {
             sourcesOpen += 1
             source.setCancelHandler { [self] in
                 sourcesOpen -= 1
-                if sourcesOpen == 0 && finished { close(fd) }
+                if sourcesOpen == 0 && finished { socket.close() }
             }
         }
 
@@ -199,7 +194,7 @@ final class QueryServer {
             timer?.cancel()
             reader?.cancel()
             writer?.cancel()
-            if sourcesOpen == 0 { close(fd) }
+            if sourcesOpen == 0 { socket.close() }
             clients.held.removeValue(forKey: ObjectIdentifier(self))
         }
     }

@@ -21,9 +21,9 @@ struct ServiceNotifier: Sendable {
     /// its queue is full, the message is dropped rather than stopping the scheduler.
     func send(_ message: String) {
         guard let path = socketPath else { return }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
+        guard let datagram = Descriptor(socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)) else { return }
+        let fd = datagram.raw
+        defer { withExtendedLifetime(datagram) {} }  // open while fd is used
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         var bytes = Array(path.utf8)

@@ -17,7 +17,8 @@ final class SpoolWatcher {
         var isEmpty: Bool { intake.isEmpty && jobs.isEmpty && !overflowed && !quietChanged }
     }
 
-    private let fd: Int32
+    private let inotify: Descriptor
+    private var fd: Int32 { inotify.raw }
     private let newWatch: Int32
     private let jobsWatch: Int32
     private let rootWatch: Int32
@@ -25,8 +26,11 @@ final class SpoolWatcher {
 
     /// - Throws: `FileSystemError` when inotify cannot be set up.
     init(spool: Spool, queue: DispatchQueue, handler: @escaping (Changes) -> Void) throws {
-        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw FileSystemError(operation: "start inotify on", path: spool.root, code: errno) }
+        guard let inotify = Descriptor(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))) else {
+            throw FileSystemError(operation: "start inotify on", path: spool.root, code: errno)
+        }
+        self.inotify = inotify
+        let fd = inotify.raw
         // IN_CREATE too: a symlink, directory, FIFO, socket or hard link made in new/ has no
         // other event (a file still open for writing is left for its IN_CLOSE_WRITE).
         newWatch = inotify_add_watch(fd, spool.new, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE))
@@ -34,12 +38,10 @@ final class SpoolWatcher {
         // The spool's own directory, for quiet.json (status.json's writes there come too, and are ignored).
         rootWatch = inotify_add_watch(fd, spool.root, UInt32(IN_MOVED_TO | IN_DELETE))
         guard newWatch >= 0, jobsWatch >= 0, rootWatch >= 0 else {
-            let e = FileSystemError(operation: "watch", path: spool.root, code: errno)
-            close(fd)
-            throw e
+            throw FileSystemError(operation: "watch", path: spool.root, code: errno)
         }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let fd = self.fd, newWatch = self.newWatch, jobsWatch = self.jobsWatch, rootWatch = self.rootWatch
+        let newWatch = self.newWatch, jobsWatch = self.jobsWatch, rootWatch = self.rootWatch
         let spool = spool
         // One buffer for the watcher's life, never zero-filled: the kernel writes what it reads.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 8)
@@ -54,7 +56,7 @@ final class SpoolWatcher {
         handleQueued = handleAll
         source.setEventHandler(handler: handleAll)
         source.setCancelHandler {
-            close(fd)
+            inotify.close()
             buffer.deallocate()
         }
         source.resume()

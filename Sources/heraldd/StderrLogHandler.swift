@@ -10,17 +10,7 @@ enum LogWriter {
     private static let queue = DispatchQueue(label: "herald.log", qos: .utility)
 
     static func write(_ bytes: [UInt8]) {
-        queue.async {
-            bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n < 0 && errno == EINTR { continue }
-                    if n <= 0 { return }
-                    offset += n
-                }
-            }
-        }
+        queue.async { Descriptor.writeAll(to: 2, bytes) }
     }
 
     /// Waits until every line so far is written: before the process exits.

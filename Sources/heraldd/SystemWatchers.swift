@@ -10,8 +10,10 @@ final class ClockChangeWatcher {
 
     /// - Throws: `FileSystemError` when the timerfd cannot be made.
     init(queue: DispatchQueue, changed: @escaping () -> Void) throws {
-        let fd = herald_clock_change_fd()
-        guard fd >= 0 else { throw FileSystemError(operation: "create a timerfd for", path: "CLOCK_REALTIME", code: errno) }
+        guard let timer = Descriptor(herald_clock_change_fd()) else {
+            throw FileSystemError(operation: "create a timerfd for", path: "CLOCK_REALTIME", code: errno)
+        }
+        let fd = timer.raw
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
             if herald_clock_change_read(fd) == 1 {
@@ -19,7 +21,7 @@ final class ClockChangeWatcher {
                 changed()
             }
         }
-        source.setCancelHandler { close(fd) }
+        source.setCancelHandler { timer.close() }
         source.resume()
     }
 
@@ -30,27 +32,25 @@ final class ClockChangeWatcher {
 /// `timedatectl set-timezone` replaces) changes, by watching its directory with inotify.
 final class LocaltimeWatcher {
     private let source: DispatchSourceRead
-    private let fd: Int32
 
     init(path: String, queue: DispatchQueue, changed: @escaping () -> Void) throws {
         let parent = parentDirectory(of: path)
         let dir = parent.isEmpty ? "." : parent
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw FileSystemError(operation: "start inotify on", path: dir, code: errno) }
-        guard inotify_add_watch(fd, dir, UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ATTRIB)) >= 0 else {
-            let e = FileSystemError(operation: "watch", path: dir, code: errno)
-            close(fd)
-            throw e
+        guard let inotify = Descriptor(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))) else {
+            throw FileSystemError(operation: "start inotify on", path: dir, code: errno)
         }
-        self.fd = fd
+        let fd = inotify.raw
+        guard inotify_add_watch(fd, dir, UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ATTRIB)) >= 0 else {
+            throw FileSystemError(operation: "watch", path: dir, code: errno)
+        }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
             var hit = false
             readInotifyEvents(fd) { _, _, changedName in if changedName == name { hit = true } }
             if hit { changed() }
         }
-        source.setCancelHandler { close(fd) }
+        source.setCancelHandler { inotify.close() }
         source.resume()
     }
 

@@ -67,7 +67,7 @@ final class EngineDriver {
                     if case .success = outcome.value { shown.append(request) }
                     events.append(.shown(jobID: request.jobID, outcome.value))
                 case .load(let request): events.append(worker.load(request, localZone: engine.localZone))
-                case .spool(let operation): if let failure = worker.perform(operation, now: clock.now) { events.append(failure) }
+                case .spool(let operation): if let failure = worker.carryOut(operation, now: clock.now) { events.append(failure) }
                 case .listJobs: events.append(.jobsListed((try? worker.listJobs().jobs) ?? []))
                 case .readIntake(let request):
                     var read: [EngineEvent] = []

@@ -26,7 +26,7 @@ struct EngineStateMachineTests {
         var e = engine()
         let effects = e.handle(.started(jobs: [name("b", t0 + .minutes(5)), name("a", t0 + .minutes(2))], strays: []), now: t0)
         #expect(effects == [.readIntake(IntakeRequest(names: nil, localZone: .utc, defaultLead: .minutes(15))),
-                            .load(LoadRequest(name: name("a", t0 + .minutes(2)), purpose: .prefetch)),
+                            .load(LoadRequest(name: name("a", t0 + .minutes(2)), purpose: .readAhead)),
                             .armTimer(t0 + .minutes(2))])
         #expect(e.pendingCount == 2)
     }
@@ -134,8 +134,8 @@ struct EngineStateMachineTests {
     @Test func theJobDueNextIsReadAheadAndShownWithoutWaiting() {
         var e = engine()
         let a = name("a", t0 + .minutes(2))
-        #expect(e.handle(.started(jobs: [a], strays: []), now: t0).contains(.load(LoadRequest(name: a, purpose: .prefetch))))
-        #expect(e.handle(.loaded(LoadRequest(name: a, purpose: .prefetch), .success(reminder("a", at: a.fireAt))), now: t0).isEmpty)
+        #expect(e.handle(.started(jobs: [a], strays: []), now: t0).contains(.load(LoadRequest(name: a, purpose: .readAhead))))
+        #expect(e.handle(.loaded(LoadRequest(name: a, purpose: .readAhead), .success(reminder("a", at: a.fireAt))), now: t0).isEmpty)
         guard case .show(let request)? = e.handle(.timerFired, now: a.fireAt).first else { Issue.record("not shown at once"); return }
         #expect(request.jobID == "a")
 
@@ -143,7 +143,7 @@ struct EngineStateMachineTests {
         let habit = name("h", t0 + .minutes(2))
         _ = h.handle(.started(jobs: [habit], strays: []), now: t0)
         let log = HabitLog.Contents(days: [], problems: [])
-        _ = h.handle(.loaded(LoadRequest(name: habit, purpose: .prefetch),
+        _ = h.handle(.loaded(LoadRequest(name: habit, purpose: .readAhead),
                              .success(LoadedJob(job: Job(kind: .habit, every: "hourly", title: "Water"), habitLog: log))), now: t0)
         #expect(h.handle(.timerFired, now: habit.fireAt).first == .load(LoadRequest(name: habit, purpose: .fire(due: habit.fireAt))))
     }
@@ -156,7 +156,7 @@ struct EngineStateMachineTests {
         _ = e.handle(.started(jobs: [next], strays: []), now: t0)
         let effects = e.handle(.popup(.action(NotificationAction(jobID: "h", occurrence: t0, action: .snooze(nil)))), now: t0)
         let snoozed = name("h", t0, snoozed: t0 + .minutes(10))
-        #expect(effects == [.spool(.advance(from: next, to: snoozed)), .load(LoadRequest(name: snoozed, purpose: .prefetch)),
+        #expect(effects == [.spool(.advance(from: next, to: snoozed)), .load(LoadRequest(name: snoozed, purpose: .readAhead)),
                             .armTimer(t0 + .minutes(10))])
     }
 
@@ -189,7 +189,7 @@ struct EngineStateMachineTests {
         let first = name("r", t0 + .minutes(60)), next = name("r", t0 + .minutes(120))
         _ = e.handle(.started(jobs: [first], strays: []), now: t0)
         #expect(e.handle(.watchOverflowed, now: t0).contains(.listJobs))
-        _ = e.handle(.loaded(LoadRequest(name: first, purpose: .prefetch), .success(reminder("r", every: "hourly"))), now: t0)
+        _ = e.handle(.loaded(LoadRequest(name: first, purpose: .readAhead), .success(reminder("r", every: "hourly"))), now: t0)
         #expect(e.handle(.timerFired, now: first.fireAt).first.map { if case .show = $0 { true } else { false } } == true)
         _ = e.handle(.shown(jobID: "r", .success(())), now: first.fireAt)
         #expect(e.currentNames["r"] == next)
@@ -253,7 +253,7 @@ struct EngineStateMachineTests {
     /// it asks for none; returns the effects of the last answer.
     func answerLoads(_ e: inout Engine, _ effects: [EngineEffect], now: Instant) -> [EngineEffect] {
         var last = effects
-        while let request = last.lazy.compactMap({ if case .load(let r) = $0, r.purpose != .prefetch { r } else { nil } }).first {
+        while let request = last.lazy.compactMap({ if case .load(let r) = $0, r.purpose != .readAhead { r } else { nil } }).first {
             last = e.handle(.loaded(request, .success(reminder(request.id, at: request.name.occurrence))), now: now)
         }
         return last
@@ -276,7 +276,7 @@ struct EngineStateMachineTests {
         result.batch = part.file
         let filed = e.handle(.filed(result), now: due + .seconds(3))
         #expect(filed.contains(.load(LoadRequest(name: name("soon", due), purpose: .fire(due: due)))))
-        #expect(!filed.contains { if case .load(let r) = $0 { r.id == "late" && r.purpose != .prefetch } else { false } })
+        #expect(!filed.contains { if case .load(let r) = $0 { r.id == "late" && r.purpose != .readAhead } else { false } })
     }
 
     /// Filing → the file could not be written: the job is forgotten, never fired.
@@ -316,7 +316,7 @@ struct EngineStateMachineTests {
         let started = e.handle(.started(jobs: (0..<40).map { name("j\($0)", t0) }, strays: []), now: t0)
         let loads = started.compactMap { effect -> LoadRequest? in if case .load(let r) = effect { r } else { nil } }
         let fires = loads.filter { if case .fire = $0.purpose { true } else { false } }
-        let ahead = loads.filter { if case .prefetch = $0.purpose { true } else { false } }
+        let ahead = loads.filter { if case .readAhead = $0.purpose { true } else { false } }
         #expect(fires.count == 1)
         #expect(ahead.count == Engine.readAheadDepth)
         guard let fire = fires.first, ahead.count > 2 else { return }
@@ -346,7 +346,7 @@ struct EngineStateMachineTests {
         let started = e.handle(.started(jobs: names, strays: []), now: t0)
         // One in flight at a time; the others' documents are read ahead.
         #expect(started.filter { if case .load(let r) = $0, case .fire = r.purpose { true } else { false } }.count == 1)
-        #expect(started.filter { if case .load(let r) = $0, case .prefetch = r.purpose { true } else { false } }.count == 3)
+        #expect(started.filter { if case .load(let r) = $0, case .readAhead = r.purpose { true } else { false } }.count == 3)
         let effects = answerLoads(&e, started, now: t0)
         guard case .show(let summary)? = effects.first(where: { if case .show = $0 { true } else { false } }) else {
             Issue.record("no summary: \(effects)"); return

@@ -235,7 +235,7 @@ import Testing
         let change = CalendarWriteBack(file: path, uid: "K1", component: nil, alarm: 0, alarmUID: nil, change: .acknowledged,
                                        at: ISO8601.parseInstant("2026-11-24T13:16:02Z")!)
         var syncs = 0
-        let written = try change.perform(in: SourceFolder(source: dir.path), localZone: .utc) {
+        let written = try change.write(in: SourceFolder(source: dir.path), localZone: .utc) {
             guard syncs == 0 else { return }
             syncs += 1
             // vdirsyncer brings the server's version: the summary edited on the phone.

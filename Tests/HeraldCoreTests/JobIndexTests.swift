@@ -59,15 +59,15 @@ struct JobIndexTests {
         try file("two", text: "also packed")
         // A job whose file came without a record (an older heraldd, or the pack lost).
         let three = JobFileName(id: "three", occurrence: Instant(seconds: 5))
-        try FileSystem.writeAtomically(Array((Job(kind: .reminder, id: "three", at: Instant(seconds: 5), text: "from its file")
-            .encoded(zone: .utc) + "\n").utf8), tmpPath: spool.tmp + "/x", finalPath: spool.path(of: three))
-        #expect(texts(spool.listPending(defaultLead: .zero)) == ["one": "from the pack", "two": "also packed", "three": "from its file"])
+        try AtomicReplace.write((Job(kind: .reminder, id: "three", at: Instant(seconds: 5), text: "from its file")
+            .encoded(zone: .utc) + "\n").utf8, to: spool.path(of: three), options: .spool(staging: spool.tmp))
+        #expect(texts(try spool.listPending(defaultLead: .zero)) == ["one": "from the pack", "two": "also packed", "three": "from its file"])
         // The pack's word is checked against the listing's inode: a record for another file of
         // the same id is not used.
         JobDocPack(spool: spool).append([.init(id: "three", inode: 1, document: Array("{\"wrong\":1}".utf8))])
-        #expect(texts(spool.listPending(defaultLead: .zero))["three"] == "from its file")
+        #expect(texts(try spool.listPending(defaultLead: .zero))["three"] == "from its file")
         try FileManager.default.removeItem(atPath: JobDocPack(spool: spool).path)
-        #expect(texts(spool.listPending(defaultLead: .zero)).count == 3)
+        #expect(texts(try spool.listPending(defaultLead: .zero)).count == 3)
     }
 
     @Test func rewriteKeepsOneRecordPerPendingJob() throws {
@@ -76,15 +76,15 @@ struct JobIndexTests {
         try file("kept", text: "kept")
         try spool.cancel(gone)
         let orphan = JobFileName(id: "orphan", occurrence: Instant(seconds: 9))
-        try FileSystem.writeAtomically(Array((Job(kind: .reminder, id: "orphan", at: Instant(seconds: 9), text: "no record")
-            .encoded(zone: .utc) + "\n").utf8), tmpPath: spool.tmp + "/y", finalPath: spool.path(of: orphan))
+        try AtomicReplace.write((Job(kind: .reminder, id: "orphan", at: Instant(seconds: 9), text: "no record")
+            .encoded(zone: .utc) + "\n").utf8, to: spool.path(of: orphan), options: .spool(staging: spool.tmp))
         let pack = JobDocPack(spool: spool)
         #expect(!pack.needsRewrite(pendingJobs: 2))
         let result = try #require(pack.rewrite())
         #expect(result.records == 2 && result.read == 1)
         let contents = try #require(pack.read())
         #expect(contents.recordCount == 2)
-        #expect(texts(spool.listPending(defaultLead: .zero)) == ["kept": "kept", "orphan": "no record"])
+        #expect(texts(try spool.listPending(defaultLead: .zero)) == ["kept": "kept", "orphan": "no record"])
         try FileManager.default.removeItem(atPath: pack.path)
         #expect(pack.needsRewrite(pendingJobs: 2))
     }
@@ -119,7 +119,7 @@ struct JobIndexTests {
         let contents = try #require(pack.read())
         #expect(contents.recordCount == 40 && contents.count == 40)
         #expect(contents.document(id: "live3", inode: UInt64(st.st_ino)).map(Array.init) == again)
-        let texts = texts(spool.listPending(defaultLead: .zero))
+        let texts = texts(try spool.listPending(defaultLead: .zero))
         #expect(texts.count == 40 && texts["live7"]?.count == 60_000 && texts["live12"] == "live 12")
         var packed = stat()
         #expect(stat(pack.path, &packed) == 0 && packed.st_size < 70_000)  // was about 4 MB
@@ -131,17 +131,20 @@ struct JobIndexTests {
         let job = Job(kind: .reminder, id: "edit", at: Instant(seconds: 2_000), text: "after")
         let next = JobFileName(id: "edit", occurrence: Instant(seconds: 2_000))
         try spool.replace(name, with: job, zone: .utc, next: next)
-        #expect(texts(spool.listPending(defaultLead: .zero)) == ["edit": "after"])
+        #expect(texts(try spool.listPending(defaultLead: .zero)) == ["edit": "after"])
     }
 
     @Test func queryWireFormatRoundTrips() throws {
-        #expect(SpoolQuery.parse("find k3x9") == .find("k3x9"))
-        #expect(SpoolQuery.parse("head 20") == .head(20))
-        for bad in ["find", "find a b", "find ../x", "head -1", "head x", "list 3", ""] { #expect(SpoolQuery.parse(bad) == nil) }
+        #expect(SpoolQuery.parse("v1 find k3x9") == .find("k3x9"))
+        #expect(SpoolQuery.parse("v1 head 20") == .head(20))
+        #expect(SpoolQuery.encode(.find("k3x9")) == "v1 find k3x9\n" && SpoolQuery.encode(.head(20)) == "v1 head 20\n")
+        for bad in ["find k3x9", "head 20", "v2 find k3x9", "v1 find", "v1 find a b", "v1 find ../x", "v1 head -1", "v1 head x",
+                    "v1 list 3", "v1 ack k3x9", ""] { #expect(SpoolQuery.parse(bad) == nil) }
         let answer = SpoolQuery.Answer(total: 3, names: [JobFileName(id: "a", occurrence: Instant(seconds: 1)),
                                                          JobFileName(id: "b", occurrence: Instant(seconds: 2), snoozedUntil: Instant(seconds: 3))])
         #expect(SpoolQuery.decodeAnswer(SpoolQuery.encode(answer)) == answer)
-        #expect(SpoolQuery.decodeAnswer(Array("ok 3\na@1.json\n".utf8)) == nil)  // cut short
+        #expect(SpoolQuery.decodeAnswer(Array("v1 ok 3\na@1.json\n".utf8)) == nil)  // cut short
+        #expect(SpoolQuery.decodeAnswer(Array("ok 1\na@1.json\nend\n".utf8)) == nil)  // no version
     }
 
     @Test func jobTableFindsIdsAndTheSoonest() throws {

@@ -21,12 +21,12 @@ struct SpoolWorkerTests {
     @Test func aRenameOfAFileThatIsGoneComesBackAsAFailure() throws {
         try spool.prepare()
         let from = JobFileName(id: "a", occurrence: now), to = JobFileName(id: "a", occurrence: now + .seconds(60))
-        guard case .operationFailed(let op, let error)? = worker.perform(.advance(from: from, to: to), now: now) else {
+        guard case .operationFailed(let op, let error)? = worker.carryOut(.advance(from: from, to: to), now: now) else {
             Issue.record("no failure reported"); return
         }
         #expect(op == .advance(from: from, to: to) && error.isNotFound)
         dir.write("spool/jobs/\(from)", line("a", "2026-11-22T08:00:00Z"))
-        #expect(worker.perform(.advance(from: from, to: to), now: now) == nil)
+        #expect(worker.carryOut(.advance(from: from, to: to), now: now) == nil)
         #expect(files(in: spool.jobs) == [to.description])
     }
 

@@ -80,12 +80,13 @@ func waitUntilWritten(_ path: String, timeout: Double = 10) -> Bool {
     let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
     // Woken by the writer's close (IN_CLOSE_WRITE), as heraldd is; watched before each check,
     // so a close right after it is not missed.
-    let watch = inotify_init1(Int32(IN_CLOEXEC))
-    defer { if watch >= 0 { close(watch) } }
+    let watcher = Descriptor(inotify_init1(Int32(IN_CLOEXEC)))
+    let watch = watcher?.raw ?? -1
+    defer { withExtendedLifetime(watcher) {} }  // open while watch is polled
     if watch >= 0 { _ = inotify_add_watch(watch, path, UInt32(IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF)) }
     while true {
         switch spool.openChecked(path, limit: .max, whenComplete: true) {
-        case .success(let (fd, _)): close(fd); return true
+        case .success: return true
         case .failure(.beingWritten):
             let now = DispatchTime.now().uptimeNanoseconds
             guard now < deadline, watch >= 0 else { return false }

@@ -338,7 +338,7 @@ struct HostileEndToEndTests {
         // connected): a server taking its clients in turn would answer only after that.
         let other = try connected()
         defer { close(other) }
-        let question = Array("find slowtest\n".utf8)
+        let question = Array("v1 find slowtest\n".utf8)
         #expect(send(other, question, question.count, 0) == question.count)
         shutdown(other, Int32(SHUT_WR))
         var answer: [UInt8] = []
@@ -350,7 +350,7 @@ struct HostileEndToEndTests {
             answer += chunk[0..<n]
         }
         let slowStillConnected = !isClosed(slow)
-        #expect(String(decoding: answer, as: UTF8.self).hasPrefix("ok 1\nslowtest@"), "\(String(decoding: answer, as: UTF8.self))")
+        #expect(String(decoding: answer, as: UTF8.self).hasPrefix("v1 ok 1\nslowtest@"), "\(String(decoding: answer, as: UTF8.self))")
         #expect(slowStillConnected, "the second client was answered only after the slow one was cut off")
         // The CLI, with a slow client connected.
         let another = try connected()

@@ -150,4 +150,22 @@ import Testing
         #expect(scene.files("jobs").isEmpty)
         #expect(scene.status()?.pending == 0)
     }
+
+    /// A `jobs/` that cannot be listed is said, never shown as an empty list: `herald list`,
+    /// `show` and `cancel` name the folder and why, exit 74, and change nothing.
+    @Test func aSpoolThatCannotBeListedIsSaidNotEmpty() throws {
+        let scene = try Scene(server: false)
+        #expect(try scene.herald("remind", "--id", "kept", "--in", "1h", "Kept").status == 0)
+        #expect(try scene.herald("list").stdout.contains("kept"))
+        // Not a folder any more (root reads any folder, so a mode would not stop the listing).
+        #expect(rename(scene.spoolPath + "/jobs", scene.directory + "/jobs.aside") == 0)
+        #expect(FileManager.default.createFile(atPath: scene.spoolPath + "/jobs", contents: Data()))
+        for arguments in [["list"], ["show", "kept"], ["cancel", "kept"]] {
+            let r = try scene.herald(arguments)
+            #expect(r.status == 74, "\(arguments): \(r.status) \(r.stdout) \(r.stderr)")
+            #expect(r.stderr.contains("cannot list '\(scene.spoolPath)/jobs': Not a directory"), "\(arguments): \(r.stderr)")
+            #expect(!r.stdout.contains("ID "), "\(arguments): an empty listing was printed")
+        }
+        #expect(scene.files("new").count == 1)  // the reminder, not yet taken in, is still there
+    }
 }

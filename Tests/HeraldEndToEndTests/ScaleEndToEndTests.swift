@@ -51,7 +51,7 @@ struct ScaleEndToEndTests {
         for round in 0..<3 {
             try scene.startDaemon()
             let lines = (0..<3_000).map { k in line("r\(round)-\(k)", "round \(round) job \(k)", hours: 2 + k % 50) }
-            for (k, l) in lines.enumerated() { expected["r\(round)-\(k)"] = "round \(round) job \(k)" }
+            for k in lines.indices { expected["r\(round)-\(k)"] = "round \(round) job \(k)" }
             #expect(try scene.herald("import", "-", stdin: lines.joined(separator: "\n")).status == 0)
             // Killed somewhere between a few and all of this batch's jobs filed.
             let target = Int.random(in: 50..<3_000, using: &rng)

@@ -8,6 +8,7 @@ usage: intake_timing.py BIN_DIR PARENT N [--keep] [--preload M] [--history MB] [
 import os, sys, time, socket, subprocess, datetime, shutil, signal
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from herald_scripts import procfs  # noqa: E402
+from herald_scripts.notify_socket import NotifySocket  # noqa: E402
 bindir, parent, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 keep = '--keep' in sys.argv
 preload = int(sys.argv[sys.argv.index('--preload')+1]) if '--preload' in sys.argv else 0
@@ -22,20 +23,22 @@ def batch(path, prefix, count):
 def herald(*args):
     subprocess.run([bindir + '/herald', *args, '--spool', spool], check=True, stdout=subprocess.DEVNULL, env=env)
 sockpath = base + '/notify'
-sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); sock.bind(sockpath)
+notify = NotifySocket(sockpath)
 open(base + '/config.yaml', 'w').write('limits:\n  jobs: 3000000\n')
 env = dict(os.environ, NOTIFY_SOCKET=sockpath, HERALD_CONFIG=base + '/config.yaml')
 def start():
+    global since
+    since = notify.mark()  # READY=1 of this start comes after it (heraldd may run under perf: any sender)
     log = open(base + '/heraldd.log', 'a')
     t = time.monotonic()
     pre = (['perf', 'record', '-q'] + os.environ.get('PERFARGS', '-F 1999').split() + ['-g', '-o', os.environ['PERF']] if os.environ.get('PERF') else []) + os.environ.get('WRAP', '').split()
     p = subprocess.Popen(pre + [bindir + '/heraldd', '--spool', spool, '--notifier', 'console'], env=env, stdout=subprocess.DEVNULL, stderr=log)
     return p, t
 def ready(p, t0, timeout=60):
-    sock.settimeout(timeout)
-    while True:
-        msg = sock.recv(4096).decode()
-        if 'READY=1' in msg: return time.monotonic() - t0
+    wall0 = time.time() - (time.monotonic() - t0)
+    t = notify.wait(None, 'READY=1', since, timeout, proc=p)
+    if t is None: raise SystemExit('no READY=1 from heraldd')
+    return t - wall0
 first_filed = None
 maxrss = 0
 def wait_new_empty(p, t0, timeout=600):

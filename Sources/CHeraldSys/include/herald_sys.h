@@ -26,15 +26,11 @@ void herald_release_free_memory(void);
  * on their own (a fixed threshold: glibc's moving one keeps large freed tables in the heap). */
 void herald_tune_malloc(int arenas, int mmap_threshold);
 
-/* renameat2(RENAME_EXCHANGE): swaps two names in one step; fails with ENOENT when either is
-   missing. Returns 0, or -1 with errno. */
-int herald_rename_exchange(const char *a, const char *b);
-
 /* renameat2(RENAME_NOREPLACE): fails with EEXIST instead of replacing `to`. Returns 0, or -1. */
 int herald_rename_noreplace(const char *from, const char *to);
 
-/* The same within the directory open as `dirfd`. Returns 0, or -1 with errno. */
-int herald_renameat_noreplace(int dirfd, const char *from, const char *to);
+/* renameat2(2): `flags` 0, RENAME_NOREPLACE (1) or RENAME_EXCHANGE (2). Returns 0, or -1 with errno. */
+int herald_renameat2(int fromdir, const char *from, int todir, const char *to, unsigned flags);
 
 /* Whether some process has the file open for writing: a read lease (F_SETLEASE F_RDLCK), which
    the kernel refuses while the file has a writer, is taken and given back. 1 or 0. */

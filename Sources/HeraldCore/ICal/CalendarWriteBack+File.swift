@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SystemPackage
 
 extension CalendarWriteBack {
     /// `apply(to:localZone:zones:newUID:)` with the system's zone database.
@@ -22,7 +21,7 @@ extension CalendarWriteBack {
     ///
     /// A file changed meanwhile (a sync run, an editor) wins: the change is applied again to
     /// what it holds now, up to `attempts` times. `beforeRename` lets a test change it then.
-    public func perform(in folder: SourceFolder, localZone: TimeZoneRules, beforeRename: () -> Void = {}) throws(Failure) -> Bool {
+    public func write(in folder: SourceFolder, localZone: TimeZoneRules, beforeRename: () -> Void = {}) throws(Failure) -> Bool {
         guard let names = folder.names(of: file) else {
             throw Failure(description: "'\(file)' is not an item file of the calendar '\(folder.source)'; not written")
         }

@@ -158,8 +158,7 @@ public final class SourceFolder {
 
     /// A file's version: inode, size and modification time, as `lstat` sees it (nil: gone).
     public func version(of names: [String]) -> String? {
-        guard let st = try? status(of: names) else { return nil }
-        return "\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+        try? withParent(of: names) { parent throws(FileSystemError) in AtomicReplace.version(of: names.last!, in: parent) }
     }
 
     func status(of names: [String]) throws(FileSystemError) -> stat {
@@ -193,12 +192,8 @@ public final class SourceFolder {
         }
     }
 
-    /// Why a replace did not happen.
-    public enum ReplaceOutcome: Equatable, Sendable {
-        case replaced
-        /// The file changed since `unchangedSince` (a sync run, an editor): nothing written.
-        case changed
-    }
+    /// `.changed`: the file changed since `unchangedSince` (a sync run, an editor), nothing written.
+    public typealias ReplaceOutcome = AtomicReplace.Outcome
 
     /// Writes `bytes` as the item file `names`: a new hidden file beside it (a random name,
     /// O_EXCL, never through a link), given the old file's mode (or 0600 for a new one),
@@ -218,31 +213,9 @@ public final class SourceFolder {
                     throw FileSystemError(operation: "replace", path: shown, code: EPERM, reason: "it \(problem.description)", isNotFound: false)
                 }
             }
-            var rng = SystemRandomNumberGenerator()
-            let temporary = "." + name + "." + JobID.random(using: &rng) + ".tmp"
-            guard let file = Descriptor.open(temporary, in: parent, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW) else {
-                throw FileSystemError(operation: "create", path: root + "/" + temporary, code: errno)
-            }
-            func discard() { _ = unlinkat(parent.raw, temporary, 0) }
-            guard !exists || fchmod(file.raw, old.st_mode & 0o777) == 0, file.writeAll(bytes), fsync(file.raw) == 0 else {
-                let code = errno
-                file.close()
-                discard()
-                throw FileSystemError(operation: "write", path: shown, code: code)
-            }
-            file.close()
-            if let unchangedSince, version(of: names) != unchangedSince {
-                discard()
-                return .changed
-            }
-            let moved = create ? herald_renameat_noreplace(parent.raw, temporary, name) : renameat(parent.raw, temporary, parent.raw, name)
-            guard moved == 0 else {
-                let e = FileSystemError(operation: "replace", path: shown, code: errno)
-                discard()
-                throw e
-            }
-            guard fsync(parent.raw) == 0 else { throw FileSystemError(operation: "sync directory of", path: shown, code: errno) }
-            return .replaced
+            return try AtomicReplace.write(bytes, to: name, in: parent, shownAs: shown,
+                                           options: .init(syncDirectory: true, existing: create ? .mustNotExist : .any,
+                                                          unchangedSince: unchangedSince))
         }
     }
 }

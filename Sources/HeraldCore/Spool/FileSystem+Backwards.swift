@@ -9,9 +9,9 @@ extension FileSystem {
     /// of 64 KiB with `pread`, until `body` returns false or `limit` bytes from the end were
     /// read. A line cut by the limit is not passed; a missing file has no lines.
     public static func forEachLineBackwards(_ path: String, limit: Int, _ body: (Substring) -> Bool) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
+        guard let file = Descriptor.open(path, O_RDONLY | O_NOFOLLOW) else { return }
+        let fd = file.raw
+        defer { withExtendedLifetime(file) {} }  // open while fd is read
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return }
         let block = 64 << 10

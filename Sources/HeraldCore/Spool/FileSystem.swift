@@ -3,16 +3,11 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SystemPackage
 
 extension FileSystemError {
     /// From a failed call's `errno`.
     public init(operation: String, path: String, code: Int32) {
         self.init(operation: operation, path: path, code: code, reason: String(cString: strerror(code)), isNotFound: code == ENOENT)
-    }
-    /// From swift-system's error (anything else counts as EIO).
-    init(operation: String, path: String, errno error: any Error) {
-        self.init(operation: operation, path: path, code: (error as? Errno)?.rawValue ?? EIO)
     }
     public var exists: Bool { code == EEXIST }
 }
@@ -37,49 +32,11 @@ public enum FileSystem {
         throw fail("create directory", path)
     }
 
-    /// Writes `data` to `tmpPath` (mode 0600, fsynced) and renames it to `finalPath`: the file
-    /// appears complete or not at all. With `syncDirectory`, the rename is made durable too.
-    public static func writeAtomically(_ data: [UInt8], tmpPath: String, finalPath: String,
-                                       syncDirectory: Bool = false) throws(FileSystemError) {
-        try writeFile(data, at: tmpPath, options: [.exclusiveCreate], sync: true)
-        guard rename(tmpPath, finalPath) == 0 else {
-            let e = fail("rename into place", finalPath)
-            unlink(tmpPath)
-            throw e
-        }
-        if syncDirectory { try syncDirectoryOf(finalPath) }
-    }
-
-    /// Creates `path` (mode 0600, or `mode` set on the descriptor; never through a symlink)
-    /// holding `data`, fsynced when `sync`; on failure the file is removed.
-    static func writeFile(_ data: [UInt8], at path: String, options: FileDescriptor.OpenOptions,
-                          sync: Bool, mode: mode_t? = nil) throws(FileSystemError) {
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(path, .writeOnly, options: options.union([.create, .closeOnExec, .noFollow]),
-                                         permissions: [.ownerReadWrite])
-        } catch { throw FileSystemError(operation: "create", path: path, errno: error) }
-        do {
-            try fd.closeAfter {
-                if let mode, fchmod(fd.rawValue, mode) != 0 { throw Errno(rawValue: errno) }
-                _ = try fd.writeAll(data)
-                if sync, fsync(fd.rawValue) != 0 { throw Errno(rawValue: errno) }
-            }
-        } catch {
-            unlink(path)
-            throw FileSystemError(operation: "write", path: path, errno: error)
-        }
-    }
-
     /// fsyncs the directory holding `path`, making a rename into it durable.
     public static func syncDirectoryOf(_ path: String) throws(FileSystemError) {
         let dir = parentDirectory(of: path)
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(dir.isEmpty ? "." : dir, .readOnly, options: [.directory, .closeOnExec]) } catch {
-            throw FileSystemError(operation: "open directory", path: dir, errno: error)
-        }
-        defer { try? fd.close() }
-        guard fsync(fd.rawValue) == 0 else { throw fail("sync directory", dir) }
+        guard let folder = Descriptor.open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY) else { throw fail("open directory", dir) }
+        guard fsync(folder.raw) == 0 else { throw fail("sync directory", dir) }
     }
 
     /// Renames atomically; fails with ENOENT if `from` is gone (someone else moved it first).
@@ -143,15 +100,14 @@ public enum FileSystem {
 
     /// The whole file; for files Herald itself wrote (or system files, with `followLinks`).
     public static func read(_ path: String, limit: Int = 16 << 20, followLinks: Bool = false) throws(FileSystemError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
-        guard fd >= 0 else { throw fail("open", path) }
-        defer { close(fd) }
-        return try readAll(fd, path: path, limit: limit)
+        guard let file = Descriptor.open(path, O_RDONLY | (followLinks ? 0 : O_NOFOLLOW)) else { throw fail("open", path) }
+        return try readAll(file.raw, path: path, limit: limit)
     }
 
     /// Reads to the end, or until more than `limit` bytes have come (the caller decides what
-    /// too long means). The buffer is sized from fstat and never zero-filled: a short command
-    /// reads a few small files, and zeroing a 16 KiB chunk for each cost more than the reads.
+    /// too long means). The buffer is sized from fstat and never zero-filled: for the few small
+    /// files a short command reads, zeroing cost more than the reads (BENCHMARKS.md, "Why the
+    /// code is as it is").
     /// `size` is the file's size when the caller already knows it from fstat.
     public static func readAll(_ fd: Int32, path: String, limit: Int, size known: Int? = nil) throws(FileSystemError) -> [UInt8] {
         var st = stat()
@@ -183,22 +139,17 @@ public enum FileSystem {
         // The shared lock keeps out a rewrite (history pruning holds the exclusive one); a file
         // replaced while this waited for it is opened again, so the line lands in the new one.
         for _ in 0..<8 {
-            let fd: FileDescriptor
-            do {
-                fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .append, .closeOnExec, .noFollow, .nonBlocking],
-                                             permissions: [.ownerReadWrite])
-            } catch { throw FileSystemError(operation: "open", path: path, errno: error) }
-            defer { try? fd.close() }
+            guard let file = Descriptor.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK) else { throw fail("open", path) }
             var mine = stat(), current = stat()
             // A FIFO or device in its place is never written to (or waited on).
-            guard fstat(fd.rawValue, &mine) == 0, mine.st_mode & S_IFMT == S_IFREG else {
+            guard fstat(file.raw, &mine) == 0, mine.st_mode & S_IFMT == S_IFREG else {
                 throw FileSystemError(operation: "append to", path: path, code: EINVAL)
             }
-            guard flock(fd.rawValue, LOCK_SH) == 0 else { throw fail("lock", path) }
-            guard fstat(fd.rawValue, &mine) == 0, lstat(path, &current) == 0, mine.st_ino == current.st_ino else { continue }
+            guard flock(file.raw, LOCK_SH) == 0 else { throw fail("lock", path) }
+            guard fstat(file.raw, &mine) == 0, lstat(path, &current) == 0, mine.st_ino == current.st_ino else { continue }
             // One write(2) of the whole line: O_APPEND makes it land whole at the end.
             let bytes = Array((line + "\n").utf8)
-            let n = (try? bytes.withUnsafeBytes { try fd.write($0) }) ?? -1
+            let n = bytes.withUnsafeBytes { write(file.raw, $0.baseAddress!, $0.count) }
             guard n == bytes.count else { throw fail("append to", path) }
             return
         }
@@ -266,21 +217,15 @@ public func parentDirectory(of path: String) -> String {
 }
 
 extension FileSystem {
-    /// Writes `data` to `tmpPath` and renames it to `finalPath` without syncing: the caller
-    /// syncs many such files at once with `syncFileSystem(of:)`.
-    public static func writeUnsynced(_ data: [UInt8], tmpPath: String, finalPath: String) throws(FileSystemError) {
-        try writeFile(data, at: tmpPath, options: [.truncate], sync: false)
-        guard rename(tmpPath, finalPath) == 0 else { let e = fail("rename into place", finalPath); unlink(tmpPath); throw e }
-    }
-
     /// Writes `data` to `tmpPath` unsynced and returns its inode; `linkStaged` then links it into
     /// place. A link makes IN_CREATE, not IN_MOVED_TO: heraldd's watch on `jobs/` is not woken
     /// once per job by its own batch filing (100,000 events overflow inotify's queue). Two steps,
     /// so that the document's pack record can go in between (see `JobDocPack`).
     public static func writeStaged(_ data: [UInt8], tmpPath: String) throws(FileSystemError) -> UInt64 {
-        try writeFile(data, at: tmpPath, options: [.truncate], sync: false)
+        unlink(tmpPath)
+        guard let file = Descriptor.open(tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW) else { throw fail("create", tmpPath) }
         var st = stat()
-        guard lstat(tmpPath, &st) == 0 else { throw fail("write", tmpPath) }
+        guard file.writeAll(data), fstat(file.raw, &st) == 0 else { let e = fail("write", tmpPath); unlink(tmpPath); throw e }
         return UInt64(st.st_ino)
     }
 
@@ -292,12 +237,9 @@ extension FileSystem {
     }
 
     /// Flushes written data to disk, then the directory holding `path` (sync(2) + fsync):
-    /// one flush for many files written with `writeUnsynced`.
+    /// one flush for many files written unsynced (`writeStaged`).
     public static func syncFileSystem(of path: String) {
         sync()
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = fsync(fd)
-        close(fd)
+        if let folder = Descriptor.open(path, O_RDONLY | O_DIRECTORY) { _ = fsync(folder.raw) }
     }
 }

@@ -62,16 +62,15 @@ public struct IntakeReader: Sendable {
     func readBatch(_ file: String, _ request: IntakeRequest, now: Instant, retried: Bool = false,
                    deliver: (EngineEvent) -> Void) {
         let path = spool.new + "/" + file
-        let fd: Int32
-        let inode: ino_t
-        let st: stat
+        let opened: TrustedFile
         switch spool.openChecked(path, limit: Self.maximumBatchSize, whenComplete: true) {
-        case .success(let (opened, opened_st)): fd = opened; inode = opened_st.st_ino; st = opened_st
+        case .success(let file): opened = file
         case .failure(let error):
             if error == .missing || error == .beingWritten { return deliver(.intakeRead([.gone(file: file)])) }
             return deliver(.intakeRead([.refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))]))
         }
-        defer { close(fd) }
+        let fd = opened.descriptor.raw, st = opened.status, inode = opened.status.st_ino
+        defer { withExtendedLifetime(opened) {} }  // the descriptor stays open while fd is read
         let resumed = Self.isClaimedBatch(file)
         let stem = String(file.dropLast(6).dropFirst(resumed ? Self.claimPrefix.count : 0))
         if resumed { dropUnclaimedCopy(stem + ".jsonl", inode: inode) }

@@ -51,19 +51,8 @@ public struct JobDocPack: Sendable {
         bytes.reserveCapacity(records.reduce(0) { $0 + Self.headerSize + $1.id.utf8.count + $1.document.count })
         for r in records { Self.encode(r, into: &bytes) }
         withLock(LOCK_SH) {
-            let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { return }
-            defer { close(fd) }
-            _ = FileSystem.writeAll(fd, bytes)
+            Descriptor.open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW)?.writeAll(bytes)
         }
-    }
-
-    /// Appends the record of the file open as `fd` (read from it), while it is still open: its
-    /// inode cannot be reused before the record is in.
-    public func appendRecord(id: String, fd: Int32, document: [UInt8]) {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return }
-        append([Record(id: id, inode: UInt64(st.st_ino), document: document)])
     }
 
     static func encode(_ r: Record, into bytes: inout [UInt8]) {
@@ -176,10 +165,9 @@ public struct JobDocPack: Sendable {
                 if let name = JobFileName(parsing: entry.name) { last[Key(id: name.id, inode: entry.inode)] = -1 }
             }
         }
-        let old = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        defer { if old >= 0 { close(old) } }
+        let old = Descriptor.open(path, O_RDONLY | O_NOFOLLOW)
         var oldEnd = 0
-        if old >= 0 {
+        if let old {
             oldEnd = Self.walk(old, from: 0) { id, inode, _, offset in
                 let key = Key(id: String(decoding: id, as: UTF8.self), inode: inode)
                 if last[key] != nil { last[key] = offset }
@@ -187,19 +175,17 @@ public struct JobDocPack: Sendable {
         }
         // Written as it goes (a megabyte at a time), not built whole: with a million jobs the
         // pack is over 100 MB.
-        let tmp = directory + "/.docs.pack." + String(getpid())
-        unlink(tmp)
-        let out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard out >= 0 else { return nil }
+        // Not fsynced: the pack is a cache of the job files (a lost one costs a read of each).
+        guard let out = try? AtomicReplace.stage(path, options: .init(mode: 0o600, sync: false)) else { return nil }
         var buffer: [UInt8] = []
         var ok = true
         func flush(_ force: Bool) {
             guard force || buffer.count >= 1 << 20 else { return }
-            ok = ok && FileSystem.writeAll(out, buffer)
+            ok = ok && (try? out.write(buffer)) != nil
             buffer.removeAll(keepingCapacity: true)
         }
         var kept = 0
-        if old >= 0 {
+        if let old {
             _ = Self.walk(old, from: 0, upTo: oldEnd) { id, inode, record, offset in
                 guard let at = last[Key(id: String(decoding: id, as: UTF8.self), inode: inode)], at == offset else { return }
                 buffer.append(contentsOf: record)
@@ -212,33 +198,25 @@ public struct JobDocPack: Sendable {
         var readCount = 0
         for entry in (try? FileSystem.listWithInodes(spool.jobs)) ?? [] {
             guard let name = JobFileName(parsing: entry.name), last[Key(id: name.id, inode: entry.inode)] == -1 else { continue }
-            let fd = open(spool.jobs + "/" + entry.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-            guard fd >= 0 else { continue }
-            defer { close(fd) }
-            var st = stat()
-            guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_size <= Job.maximumFileSize,
-                  let doc = try? FileSystem.readAll(fd, path: entry.name, limit: Job.maximumFileSize) else { continue }
-            Self.encode(Record(id: name.id, inode: UInt64(st.st_ino), document: doc), into: &buffer)
+            guard case .success(let file) = TrustedFile.open(spool.jobs + "/" + entry.name, rules: .jobFile),
+                  case .success(let doc) = file.readAll() else { continue }
+            Self.encode(Record(id: name.id, inode: UInt64(file.status.st_ino), document: doc), into: &buffer)
             readCount += 1
             flush(false)
         }
         last = [:]
         let locked = withLock(LOCK_EX) {
             // What was appended since the old pack was read comes after, in order.
-            let now = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-            if now >= 0 {
+            if let now = Descriptor.open(path, O_RDONLY | O_NOFOLLOW) {
                 _ = Self.walk(now, from: oldEnd) { _, _, record, _ in
                     buffer.append(contentsOf: record)
                     flush(false)
                 }
-                close(now)
             }
             flush(true)
-            close(out)
-            ok = ok && rename(tmp, path) == 0
-            if !ok { unlink(tmp) }
+            ok = ok && (try? out.commit()) == .replaced
         }
-        if !locked { close(out); unlink(tmp); return nil }
+        if !locked { out.discard(); return nil }
         return ok ? (kept + readCount, readCount) : nil
     }
 
@@ -247,7 +225,7 @@ public struct JobDocPack: Sendable {
     /// bytes (header and all) and offset. Stops at the first record that is torn or damaged.
     ///
     /// - Returns: the offset after the last whole record.
-    static func walk(_ fd: Int32, from start: Int, upTo end: Int = .max,
+    static func walk(_ file: Descriptor, from start: Int, upTo end: Int = .max,
                      _ body: (ArraySlice<UInt8>, UInt64, ArraySlice<UInt8>, Int) -> Void) -> Int {
         let chunk = 1 << 20
         var window: [UInt8] = []   // the file's bytes from `base` on
@@ -266,7 +244,7 @@ public struct JobDocPack: Sendable {
                 } else {
                     let old = window.count
                     window.append(contentsOf: repeatElement(0, count: want))
-                    let n = window.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + old, want, off_t(base + old)) }
+                    let n = window.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress! + old, want, off_t(base + old)) }
                     if n < 0 && errno == EINTR { window.removeLast(want); continue }
                     window.removeLast(want - max(n, 0))
                     if n <= 0 { atEnd = true }
@@ -290,27 +268,15 @@ public struct JobDocPack: Sendable {
     @discardableResult
     private func withLock(_ operation: Int32, _ body: () -> Void) -> Bool {
         FileSystem.makeDirectoryQuietly(directory)
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        while flock(fd, operation) != 0 { if errno != EINTR { return false } }
+        guard let lock = Descriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW) else { return false }
+        while flock(lock.raw, operation) != 0 { if errno != EINTR { return false } }
         body()
+        lock.close()  // the lock is let go here, after body, not whenever the object goes
         return true
     }
 }
 
 extension FileSystem {
-    /// Writes all of `bytes` to `fd`; false on an error.
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            done += n
-        }
-        return true
-    }
-
     /// The names in a directory with their inode numbers (from the listing itself, no stat).
     public static func listWithInodes(_ path: String) throws(FileSystemError) -> [(name: String, inode: UInt64)] {
         guard let dir = opendir(path) else { throw fail("list", path) }

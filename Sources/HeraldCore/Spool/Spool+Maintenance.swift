@@ -48,12 +48,10 @@ extension Spool {
     public func tightenPermissions() -> [(path: String, mode: mode_t)] {
         var changed: [(path: String, mode: mode_t)] = []
         for dir in [root] + Self.directories.map({ root + "/" + $0 }) {
-            let fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            defer { close(fd) }
+            guard let folder = Descriptor.open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) else { continue }
             var st = stat()
-            guard fstat(fd, &st) == 0, st.st_uid == geteuid(), st.st_mode & 0o077 != 0, st.st_mode & 0o022 == 0 else { continue }
-            if fchmod(fd, 0o700) == 0 { changed.append((dir, st.st_mode & 0o7777)) }
+            guard fstat(folder.raw, &st) == 0, st.st_uid == geteuid(), st.st_mode & 0o077 != 0, st.st_mode & 0o022 == 0 else { continue }
+            if fchmod(folder.raw, 0o700) == 0 { changed.append((dir, st.st_mode & 0o7777)) }
         }
         return changed
     }
@@ -90,9 +88,9 @@ extension Spool {
     /// throughout, and every appender (`FileSystem.appendLine`) takes the shared one and checks
     /// it still has the file in place, so no line appended meanwhile is lost.
     func pruneHistory(before cutoff: Instant) -> Int {
-        let fd = open(historyPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return 0 }
-        defer { close(fd) }  // and with it the lock
+        guard let history = Descriptor.open(historyPath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return 0 }
+        let fd = history.raw
+        defer { history.close() }  // and with it the lock
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, flock(fd, LOCK_EX) == 0 else { return 0 }
         func isOld(_ line: ArraySlice<UInt8>) -> Bool {
@@ -101,14 +99,12 @@ extension Spool {
         var dropped = 0
         FileSystem.forEachLine(fd) { line, piece in if piece == .line, isOld(line) { dropped += 1 } }
         guard dropped > 0 else { return 0 }
-        let tmpPath = tmp + "/.history." + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        let out = open(tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard out >= 0 else { return 0 }
+        guard let out = try? AtomicReplace.stage(historyPath, options: .init(mode: 0o600, syncDirectory: true, staging: tmp)) else { return 0 }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(FileSystem.lineChunk)
         var ok = true
         func flush() {
-            if ok && !buffer.isEmpty { ok = FileSystem.writeAll(out, buffer) }
+            if ok && !buffer.isEmpty { ok = (try? out.write(buffer)) != nil }
             buffer.removeAll(keepingCapacity: true)
         }
         FileSystem.forEachLine(fd) { bytes, piece in
@@ -118,10 +114,7 @@ extension Spool {
             if buffer.count >= FileSystem.lineChunk { flush() }
         }
         flush()
-        ok = ok && fsync(out) == 0
-        close(out)
-        guard ok, rename(tmpPath, historyPath) == 0 else { unlink(tmpPath); return 0 }
-        try? FileSystem.syncDirectoryOf(historyPath)
+        guard ok, (try? out.commit()) == .replaced else { return 0 }
         return dropped
     }
 
@@ -135,9 +128,9 @@ extension Spool {
     /// history is megabytes; `herald status` wants the last day). Records are appended in
     /// time order, give or take the moments between a popup and its record: an hour's margin.
     public func history(since: Instant) -> [HistoryRecord] {
-        let fd = open(historyPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
+        guard let history = Descriptor.open(historyPath, O_RDONLY | O_NOFOLLOW) else { return [] }
+        let fd = history.raw
+        defer { withExtendedLifetime(history) {} }  // open while fd is read
         var st = stat()
         guard fstat(fd, &st) == 0 else { return [] }
         var end = Int(st.st_size)

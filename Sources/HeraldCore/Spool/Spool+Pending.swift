@@ -38,14 +38,16 @@ extension Spool {
     ///   - now: for when jobs not yet taken in will first fire.
     ///   - loadDocuments: whether to read each job's document (false: ids and times only).
     public func listPending(defaultLead: Span, localZone: TimeZoneRules = .utc, now: Instant = .epoch,
-                            loadDocuments: Bool = true) -> [PendingJob] {
+                            loadDocuments: Bool = true) throws(FileSystemError) -> [PendingJob] {
         // Sorted while they are names (small), then read: sorting 100,000 decoded jobs moved
         // megabytes around.
         var entries: [(name: JobFileName, inode: UInt64)] = []
-        if let listing = try? FileSystem.listWithInodes(jobs) {
-            entries.reserveCapacity(listing.count)
-            for entry in listing { if let name = JobFileName(parsing: entry.name) { entries.append((name, entry.inode)) } }
-        }
+        // A listing that fails is an error, never an empty list (no jobs is not what the user
+        // has); a spool not made yet has no jobs.
+        let listing: [(name: String, inode: UInt64)]
+        do { listing = try FileSystem.listWithInodes(jobs) } catch where error.isNotFound { listing = [] }
+        entries.reserveCapacity(listing.count)
+        for entry in listing { if let name = JobFileName(parsing: entry.name) { entries.append((name, entry.inode)) } }
         entries.sort { ($0.name.fireAt, $0.name.id) < ($1.name.fireAt, $1.name.id) }
         var result = entries.map { PendingJob(id: $0.name.id, location: .jobs($0.name), fireAt: $0.name.fireAt) }
         let sortedEntries = entries
@@ -125,15 +127,16 @@ extension Spool {
     }
 
     /// The pending jobs whose id is `query` or, failing that, starts with it.
-    public func findPending(_ query: String, defaultLead: Span, localZone: TimeZoneRules = .utc, now: Instant = .epoch) -> [PendingJob] {
-        findPendingCounted(query, defaultLead: defaultLead, localZone: localZone, now: now).jobs
+    public func findPending(_ query: String, defaultLead: Span, localZone: TimeZoneRules = .utc,
+                            now: Instant = .epoch) throws(FileSystemError) -> [PendingJob] {
+        try findPendingCounted(query, defaultLead: defaultLead, localZone: localZone, now: now).jobs
     }
 
     /// `findPending`, with how many jobs match in all (only the first `SpoolQuery.findLimit`
     /// of a long list of prefix matches are read). A running heraldd says where the jobs are;
     /// without one, `jobs/` is listed.
     public func findPendingCounted(_ query: String, defaultLead: Span, localZone: TimeZoneRules = .utc,
-                                   now: Instant = .epoch) -> (jobs: [PendingJob], total: Int) {
+                                   now: Instant = .epoch) throws(FileSystemError) -> (jobs: [PendingJob], total: Int) {
         func matching(_ ids: [String]) -> (exact: Bool, keep: (String) -> Bool) {
             ids.contains(query) ? (true, { $0 == query }) : (false, { $0.hasPrefix(query) })
         }
@@ -143,7 +146,7 @@ extension Spool {
         if let answer = verifiedAnswer(.find(query)) {
             (names, total) = (answer.names, answer.total)
         } else {
-            names = ((try? jobFiles().jobs) ?? []).filter { $0.id.hasPrefix(query) }
+            do { names = try jobFiles().jobs.filter { $0.id.hasPrefix(query) } } catch where error.isNotFound { names = [] }
             if names.contains(where: { $0.id == query }) { names = names.filter { $0.id == query } }
             names.sort { $0.id < $1.id }
             total = names.count

@@ -1,8 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import SystemPackage
-import CHeraldSys
 
 extension Spool {
     /// Replaces pending job `current`'s document with `job` and moves it to the state `next`
@@ -17,23 +15,18 @@ extension Spool {
     ///   document is in place, at the state heraldd gave it), `.failed` otherwise.
     public func replace(_ current: JobFileName, with job: Job, zone: TimeZoneRules, next: JobFileName) throws(ReplaceError) {
         let target = path(of: current)
-        let staged = tmp + "/replace-" + current.id + "." + String(getpid())
-        unlink(staged)
         let document = Array((job.encoded(zone: zone) + "\n").utf8)
-        do { try FileSystem.writeFile(document, at: staged, options: [.exclusiveCreate], sync: true) } catch {
+        let outcome: AtomicReplace.Outcome
+        do throws(FileSystemError) {
+            let staged = try AtomicReplace.stage(target, options: .init(mode: 0o600, existing: .mustExist, staging: tmp))
+            try staged.write(document)
+            // Into the pack before it is swapped in (see JobDocPack).
+            JobDocPack(spool: self).append([JobDocPack.Record(id: current.id, inode: staged.inode, document: document)])
+            outcome = try staged.commit()
+        } catch {
             throw .failed(error)
         }
-        // Into the pack before it is swapped in (see JobDocPack).
-        var st = stat()
-        if lstat(staged, &st) == 0 {
-            JobDocPack(spool: self).append([JobDocPack.Record(id: current.id, inode: UInt64(st.st_ino), document: document)])
-        }
-        guard herald_rename_exchange(staged, target) == 0 else {
-            let error = FileSystem.fail("replace", target)
-            unlink(staged)
-            throw error.isNotFound ? .changed : .failed(error)
-        }
-        unlink(staged)  // the old document, now replaced
+        guard outcome == .replaced else { throw .changed }
         if next != current {
             do { try FileSystem.move(target, to: path(of: next)) } catch {
                 throw error.isNotFound ? .firedDuringChange : .failed(error)

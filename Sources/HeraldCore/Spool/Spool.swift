@@ -82,13 +82,16 @@ public struct Spool: Sendable {
     public func submit(_ contents: String, name: String) throws(FileSystemError) -> String {
         let ext = name.hasSuffix(".jsonl") ? ".jsonl" : ".json"
         let stem = name.hasSuffix(ext) ? String(name.dropLast(ext.count)) : name
-        let tmpPath = tmp + "/" + stem + "." + String(getpid()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         var candidate = new + "/" + stem + ext
-        while FileSystem.exists(candidate) {
-            candidate = new + "/" + stem + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36) + ext
+        for _ in 0..<16 {
+            do {
+                try AtomicReplace.write(contents.utf8, to: candidate, options: .init(mode: 0o600, existing: .mustNotExist, staging: tmp))
+                return candidate
+            } catch where error.exists {
+                candidate = new + "/" + stem + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36) + ext
+            }
         }
-        try FileSystem.writeAtomically(Array(contents.utf8), tmpPath: tmpPath, finalPath: candidate)
-        return candidate
+        throw FileSystemError(operation: "create", path: candidate, code: EEXIST)
     }
 
     /// Submits one job; its `id` must be set.
@@ -112,38 +115,17 @@ public struct Spool: Sendable {
     /// while the file has a writer, tells.
     public func readCheckedFile(_ path: String, limit: Int,
                                 whenComplete: Bool = false) -> Result<(bytes: [UInt8], mode: mode_t, inode: ino_t), SpoolFileError> {
-        switch openChecked(path, limit: limit, whenComplete: whenComplete) {
-        case .failure(let error): return .failure(error)
-        case .success(let (fd, st)):
-            defer { close(fd) }
-            do { return .success((try FileSystem.readAll(fd, path: path, limit: limit, size: Int(st.st_size)), st.st_mode & 0o7777, st.st_ino)) } catch {
-                return .failure(.unreadable(String(cString: strerror(error.code))))
-            }
+        openChecked(path, limit: limit, whenComplete: whenComplete).flatMap { file in
+            file.readAll().map { ($0, file.status.st_mode & 0o7777, file.status.st_ino) }
         }
     }
 
-    /// `readCheckedFile`'s checks, leaving the file open for the caller to read (and close).
-    public func openChecked(_ path: String, limit: Int, whenComplete: Bool = false) -> Result<(fd: Int32, stat: stat), SpoolFileError> {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return .failure(errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno)))) }
-        switch st.st_mode & S_IFMT {
-        case S_IFLNK: return .failure(.symlink)
-        case S_IFDIR: return .failure(.directory)
-        case S_IFREG: break
-        default: return .failure(.notRegular)
+    /// `readCheckedFile`'s checks (TrustedFile's, for a file of ours), leaving the file open
+    /// for the caller to read.
+    public func openChecked(_ path: String, limit: Int, whenComplete: Bool = false) -> Result<TrustedFile, SpoolFileError> {
+        TrustedFile.open(path, rules: .spoolFile(limit: limit)).flatMap { file in
+            whenComplete && herald_has_writer(file.descriptor.raw) != 0 ? .failure(.beingWritten) : .success(file)
         }
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            return .failure(errno == ELOOP ? .symlink : errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno))))
-        }
-        func fail(_ error: SpoolFileError) -> Result<(fd: Int32, stat: stat), SpoolFileError> { close(fd); return .failure(error) }
-        guard fstat(fd, &st) == 0 else { return fail(.unreadable(String(cString: strerror(errno)))) }
-        guard st.st_mode & S_IFMT == S_IFREG else { return fail(.notRegular) }
-        guard st.st_uid == geteuid() else { return fail(.foreignOwner(uid: st.st_uid, expected: geteuid())) }
-        guard st.st_mode & 0o022 == 0 else { return fail(.writableByOthers(mode: st.st_mode & 0o7777)) }
-        guard st.st_size <= limit else { return fail(.tooLarge(size: Int(st.st_size), limit: limit)) }
-        if whenComplete && herald_has_writer(fd) != 0 { return fail(.beingWritten) }
-        return .success((fd, st))
     }
 
     // MARK: pending jobs
@@ -193,6 +175,12 @@ public struct Spool: Sendable {
         try FileSystem.move(path(of: name), to: cancelled + "/" + name.description)
     }
 
+    /// Removes a job derived from a calendar that no longer holds its alarms (or has no room
+    /// for them): the calendar is the user's data, the job only a copy of it, so nothing is kept.
+    public func withdraw(_ name: JobFileName) {
+        FileSystem.remove(path(of: name))
+    }
+
     /// Moves a file out of `dir` into `failed/` and writes `<name>.reason` beside it.
     /// Never deletes: a name already taken in `failed/` gets a numeric suffix.
     ///
@@ -210,8 +198,7 @@ public struct Spool: Sendable {
         try FileSystem.move(dir + "/" + name, to: failed + "/" + target)
         // Made visible: `cat failed/*.reason` must not send a job's escape sequences to a terminal.
         let line = ISO8601.format(now, offsetSeconds: 0, zulu: true) + " " + TextSafety.visible(relative(dir) + "/" + base + ": " + reason) + "\n"
-        let tmpPath = tmp + "/.reason." + String(getpid()) + "." + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        try FileSystem.writeAtomically(Array(line.utf8), tmpPath: tmpPath, finalPath: failed + "/" + target + ".reason")
+        try AtomicReplace.write(line.utf8, to: failed + "/" + target + ".reason", options: .spool(staging: tmp))
         return failed + "/" + target
     }
 
@@ -221,3 +208,10 @@ public struct Spool: Sendable {
     }
 }
 
+extension FileRules {
+    /// A file of the spool's: the user's alone (another user could change a job), at most `limit` bytes.
+    public static func spoolFile(limit: Int) -> FileRules { FileRules(maximumSize: limit, ownedByUser: true, privateToUser: true) }
+
+    /// A job file in jobs/ or done/.
+    public static let jobFile = spoolFile(limit: Job.maximumFileSize)
+}

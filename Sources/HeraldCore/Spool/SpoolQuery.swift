@@ -9,8 +9,9 @@ import Glibc
 /// question (a `herald cancel` a moment ago) is in the answer. The CLI still checks each name
 /// it is given on disk, and lists `jobs/` itself when heraldd does not answer.
 ///
-/// The wire format is text: one request line (`find <query>` or `head <n>`), then the answer
-/// `ok <total>`, one job file name per line, and `end`.
+/// The wire format is heraldd.sock's one protocol of versioned lines (see `SpoolRequest` for the
+/// requests that change a job): one line (`v1 find <query>` or `v1 head <n>`), then the answer
+/// `v1 ok <total>`, one job file name per line, and `end`.
 public enum SpoolQuery {
     public enum Request: Equatable, Sendable {
         /// The jobs whose id is `query`, or else starts with it (`total` counts them all; at most
@@ -31,32 +32,34 @@ public enum SpoolQuery {
 
     public static func socketPath(_ spool: Spool) -> String { spool.root + "/heraldd.sock" }
 
+    /// A question's line; nil when it is none (a request, or nothing valid).
     public static func parse(_ line: String) -> Request? {
-        let parts = line.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2 else { return nil }
-        switch parts[0] {
-        case "find": return Job.isValidID(String(parts[1])) ? .find(String(parts[1])) : nil
-        case "head": return Int(parts[1]).flatMap { (0...maximumHead).contains($0) ? .head($0) : nil }
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == requestVersion else { return nil }
+        switch parts[1] {
+        case "find": return Job.isValidID(String(parts[2])) ? .find(String(parts[2])) : nil
+        case "head": return Int(parts[2]).flatMap { (0...maximumHead).contains($0) ? .head($0) : nil }
         default: return nil
         }
     }
 
     public static func encode(_ request: Request) -> String {
         switch request {
-        case .find(let query): return "find " + query + "\n"
-        case .head(let n): return "head " + String(n) + "\n"
+        case .find(let query): return requestVersion + " find " + query + "\n"
+        case .head(let n): return requestVersion + " head " + String(n) + "\n"
         }
     }
 
     public static func encode(_ answer: Answer) -> [UInt8] {
-        var text = "ok " + String(answer.total) + "\n"
+        var text = requestVersion + " ok " + String(answer.total) + "\n"
         for name in answer.names { text += name.description + "\n" }
         return Array((text + "end\n").utf8)
     }
 
     static func decodeAnswer(_ bytes: [UInt8]) -> Answer? {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count >= 2, lines[0].hasPrefix("ok "), let total = Int(lines[0].dropFirst(3)) else { return nil }
+        let head = requestVersion + " ok "
+        guard lines.count >= 2, lines[0].hasPrefix(head), let total = Int(lines[0].dropFirst(head.count)) else { return nil }
         var names: [JobFileName] = []
         for line in lines.dropFirst() {
             if line == "end" { return Answer(total: total, names: names) }

@@ -2,7 +2,8 @@
 import Glibc
 #endif
 
-/// The wire format of `ClientRequest` on `heraldd.sock`, beside `SpoolQuery`'s questions: one
+/// The wire format of `ClientRequest` on `heraldd.sock`, beside `SpoolQuery`'s questions (one
+/// protocol: every line starts with the version): one
 /// line of at most `maximumLine` bytes, fields split by one space, every field checked (the
 /// socket is hostile input), and one answer line.
 ///
@@ -12,8 +13,8 @@ import Glibc
 ///     v1 habit-done <id> <YYYY-MM-DD> <amount|->
 ///
 /// Answers: `v1 ok acknowledged <next name|->`, `v1 ok snoozed <name>`, `v1 ok cancelled <name>`,
-/// `v1 ok habit-done recorded|already`, or `v1 refused <code> <sentence>`. A heraldd that does
-/// not know the request answers `error unknown request`, and the CLI then does the work itself.
+/// `v1 ok habit-done recorded|already`, or `v1 refused <code> <sentence>`; a line heraldd does
+/// not know is refused as invalid, and the CLI then does the work itself.
 extension SpoolQuery {
     public static let requestVersion = "v1"
     /// A request line, and an answer line, are at most this long (ids are at most 64 bytes).
@@ -115,7 +116,7 @@ extension SpoolQuery {
 
     /// Hands `request` to the heraldd running on `spool` and waits for its answer (asked again
     /// for a few seconds while heraldd is busy).
-    public static func perform(_ spool: Spool, _ request: ClientRequest, timeout: Int = requestTimeout) -> Delivery {
+    public static func send(_ spool: Spool, _ request: ClientRequest, timeout: Int = requestTimeout) -> Delivery {
         switch SpoolSocket.exchangePatiently(spool, encode(request), timeout: timeout, maximumAnswer: maximumLine) {
         case .noDaemon: return .noDaemon
         case .busy: return .busy

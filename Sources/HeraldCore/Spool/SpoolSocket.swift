@@ -25,9 +25,11 @@ public enum SpoolSocket {
     public static func exchange(_ spool: Spool, _ line: String, timeout: Int, maximumAnswer: Int) -> Outcome {
         let path = SpoolQuery.socketPath(spool)
         guard path.utf8.count <= SpoolQuery.maximumPathLength else { return .noDaemon }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .noDaemon }
-        defer { close(fd) }
+        guard let connection = Descriptor(socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)) else {
+            return .noDaemon
+        }
+        let fd = connection.raw
+        defer { withExtendedLifetime(connection) {} }  // open while fd is used
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -35,15 +37,8 @@ public enum SpoolSocket {
             // A full listen queue: heraldd is there, and busy.
             return errno == EAGAIN ? .busy : .noDaemon
         }
-        let bytes = Array(line.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            // Closed on us (EPIPE, ECONNRESET): heraldd had no room; what it said, if anything, is still to be read.
-            if n <= 0 { return drainBusy(fd) }
-            sent += n
-        }
+        // Closed on us (EPIPE, ECONNRESET): heraldd had no room; what it said, if anything, is still to be read.
+        guard connection.writeAll(line.utf8, socket: true) else { return drainBusy(fd) }
         shutdown(fd, Int32(SHUT_WR))
         var answer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)

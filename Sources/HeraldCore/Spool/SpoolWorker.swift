@@ -24,7 +24,7 @@ public struct SpoolWorker: Sendable {
     }
 
     /// Performs one operation; returns `.operationFailed` when it failed.
-    public func perform(_ operation: SpoolOperation, now: Instant) -> EngineEvent? {
+    public func carryOut(_ operation: SpoolOperation, now: Instant) -> EngineEvent? {
         do {
             switch operation {
             case .advance(let from, let to): try spool.advance(from, to: to)
@@ -73,21 +73,24 @@ public struct SpoolWorker: Sendable {
             do throws(FileSystemError) {
                 // The document goes into the pack before the file goes into jobs/ (see JobDocPack).
                 let source = spool.new + "/" + move.file
-                let fd = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-                var st = stat()
-                let doc = fd >= 0 && fstat(fd, &st) == 0 ? try? FileSystem.readAll(fd, path: source, limit: Job.maximumFileSize) : nil
-                if let doc, st.st_nlink > 1 {
+                // The intake checked this file; it is opened again, with the same check, to
+                // take its document and inode from the descriptor that is read.
+                let opened = try? TrustedFile.open(source, rules: FileRules(maximumSize: Job.maximumFileSize, ownedByUser: true)).get()
+                let doc = opened.flatMap { try? $0.readAll().get() }
+                if let opened, let doc, opened.status.st_nlink > 1 {
                     // A hard link (a maildir writer's link(2), or `ln`): the job gets a file of its
                     // own, so writing through the other name cannot change it.
-                    close(fd)
+                    opened.descriptor.close()
                     let copy = spool.tmp + "/.linked." + move.name.description
                     let inode = try FileSystem.writeStaged(doc, tmpPath: copy)
                     pack.append([JobDocPack.Record(id: move.name.id, inode: inode, document: doc)])
                     do throws(FileSystemError) { try FileSystem.move(copy, to: target) } catch { unlink(copy); throw error }
                     unlink(source)
                 } else {
-                    if let doc { pack.appendRecord(id: move.name.id, fd: fd, document: doc) }
-                    if fd >= 0 { close(fd) }
+                    if let opened, let doc {
+                        pack.append([JobDocPack.Record(id: move.name.id, inode: UInt64(opened.status.st_ino), document: doc)])
+                        opened.descriptor.close()
+                    }
                     try FileSystem.move(source, to: target)
                 }
                 if move.fixMode { chmod(target, 0o600) }  // job files are the user's alone
@@ -125,29 +128,29 @@ public struct SpoolWorker: Sendable {
     /// made per job. Where unnamed files do not work, each job is staged in `tmp/` and linked
     /// from there instead.
     func writeBatchJobs(_ writes: [FilingPlan.Write], batch: String?, pack: JobDocPack, into result: inout FilingResult) {
-        let jobsFD = open(spool.jobs, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard jobsFD >= 0 else {
+        guard let jobsDir = Descriptor.open(spool.jobs, O_RDONLY | O_DIRECTORY) else {
             logger.error("Cannot write a job from a batch", metadata: ["file": "\(batch ?? "-")", "error": "\(FileSystem.fail("open", spool.jobs))"])
             result.failed += writes.map(\.name)
             return
         }
-        defer { close(jobsFD) }
-        var tmpFD: Int32 = -1
-        defer { if tmpFD >= 0 { close(tmpFD) } }
+        let jobsFD = jobsDir.raw
+        var tmpDir: Descriptor?
+        defer { withExtendedLifetime((jobsDir, tmpDir)) {} }  // open while their raw numbers are used
         func failed(_ write: FilingPlan.Write, _ error: FileSystemError) {
             logger.error("Cannot write a job from a batch", metadata: ["file": "\(batch ?? "-")", "error": "\(error)"])
             result.failed.append(write.name)
         }
         // A job that found unnamed files missing goes the old way: staged in tmp/ and linked.
         func fileStaged(_ write: FilingPlan.Write) {
-            if tmpFD < 0 { tmpFD = open(spool.tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+            if tmpDir == nil { tmpDir = Descriptor.open(spool.tmp, O_RDONLY | O_DIRECTORY) }
+            let tmpFD = tmpDir?.raw ?? -1
             do throws(FileSystemError) {
                 let inode = try write.name.withCString(prefix: ".batch.") { tmp throws(FileSystemError) in
-                    let fd = openat(tmpFD, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-                    guard fd >= 0 else { throw FileSystem.fail("create", spool.tmp + "/.batch.\(write.name)") }
-                    defer { close(fd) }
+                    guard let file = Descriptor(openat(tmpFD, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)) else {
+                        throw FileSystem.fail("create", spool.tmp + "/.batch.\(write.name)")
+                    }
                     var st = stat()
-                    guard FileSystem.writeAll(fd, write.line), fstat(fd, &st) == 0 else {
+                    guard file.writeAll(write.line), fstat(file.raw, &st) == 0 else {
                         let error = FileSystem.fail("write", spool.tmp + "/.batch.\(write.name)")
                         unlinkat(tmpFD, tmp, 0)
                         throw error
@@ -168,7 +171,7 @@ public struct SpoolWorker: Sendable {
                 failed(write, error)
             }
         }
-        var unnamed: [(write: FilingPlan.Write, fd: Int32)] = []
+        var unnamed: [(write: FilingPlan.Write, file: Descriptor)] = []
         unnamed.reserveCapacity(Self.filingGroup)
         var records: [JobDocPack.Record] = []
         records.reserveCapacity(Self.filingGroup)
@@ -178,8 +181,7 @@ public struct SpoolWorker: Sendable {
             start = group.endIndex
             for write in group {
                 guard !stagesInTmp, Self.unnamedFiles.load(ordering: .relaxed) else { fileStaged(write); continue }
-                let fd = herald_open_unnamed(jobsFD)
-                guard fd >= 0 else {
+                guard let file = Descriptor(herald_open_unnamed(jobsFD)) else {
                     if errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL {
                         Self.unnamedFiles.store(false, ordering: .relaxed)
                         fileStaged(write)
@@ -189,20 +191,19 @@ public struct SpoolWorker: Sendable {
                     continue
                 }
                 var st = stat()
-                guard FileSystem.writeAll(fd, write.line), fstat(fd, &st) == 0 else {
+                guard file.writeAll(write.line), fstat(file.raw, &st) == 0 else {
                     failed(write, FileSystem.fail("write", spool.path(of: write.name)))
-                    close(fd)
                     continue
                 }
-                unnamed.append((write, fd))
+                unnamed.append((write, file))
                 records.append(JobDocPack.Record(id: write.name.id, inode: UInt64(st.st_ino), document: write.line))
             }
             pack.append(records)
             records.removeAll(keepingCapacity: true)
-            for (write, fd) in unnamed {
-                let linked = write.name.withCString { herald_link_unnamed(fd, jobsFD, $0) == 0 || errno == EEXIST }
+            for (write, file) in unnamed {
+                let linked = write.name.withCString { herald_link_unnamed(file.raw, jobsFD, $0) == 0 || errno == EEXIST }
                 let error = errno
-                close(fd)
+                file.close()
                 if linked {
                     result.filed.append(write.name)
                 } else if error == ENOENT || error == EPERM || error == EXDEV {

@@ -12,7 +12,7 @@ import Musl
 /// input, no fsync. The note only has to outlive the process, not the machine.
 public final class WorkClaim: @unchecked Sendable {  // used from one serial queue
     public let path: String
-    private let fd: Int32
+    private let note: Descriptor
     /// How often heraldd already died on each input (from the note found at start).
     private var strikes: [String: Int] = [:]
 
@@ -25,10 +25,10 @@ public final class WorkClaim: @unchecked Sendable {  // used from one serial que
     public init?(spool: Spool, name: String) {
         path = spool.root + "/" + name
         Self.removeIfNotRegular(path)
-        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return nil }
+        guard let opened = Descriptor.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK) else { return nil }
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { close(fd); return nil }
+        guard fstat(opened.raw, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        note = opened
     }
 
     /// The note is heraldd's own file: a symlink, FIFO or socket in its place (nobody's data)
@@ -43,16 +43,13 @@ public final class WorkClaim: @unchecked Sendable {  // used from one serial que
     }
 
     /// The note's descriptor, opened safely (nil: there is none, or it is not a regular file).
-    static func openNote(_ path: String) -> Int32? {
+    static func openNote(_ path: String) -> Descriptor? {
         removeIfNotRegular(path)
-        let fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard let note = Descriptor.open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK) else { return nil }
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { close(fd); return nil }
-        return fd
+        guard fstat(note.raw, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        return note
     }
-
-    deinit { close(fd) }
 
     /// Remembers that heraldd died once already while working on `what`.
     public func suspect(_ what: String, strikes n: Int) { strikes[what] = n }
@@ -62,21 +59,20 @@ public final class WorkClaim: @unchecked Sendable {  // used from one serial que
         // The line's end marks where it stops: a longer note before it may leave a tail if the
         // process dies between the two calls, and the reader ignores what follows the newline.
         let bytes = Array(("\((strikes[what] ?? 0) + 1) " + what + "\n").utf8)
-        _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        _ = ftruncate(fd, off_t(bytes.count))
+        _ = bytes.withUnsafeBytes { pwrite(note.raw, $0.baseAddress, $0.count, 0) }
+        _ = ftruncate(note.raw, off_t(bytes.count))
     }
 
     /// The work is over, whatever its outcome.
-    public func end() { _ = ftruncate(fd, 0) }
+    public func end() { _ = ftruncate(note.raw, 0) }
 
     /// What a process that died was working on (nil: nothing), and how many times in a row it
     /// died on it; read at start before anything is taken up. The note is cleared.
     public static func leftover(spool: Spool, name: String) -> (what: String, strikes: Int)? {
-        guard let fd = openNote(spool.root + "/" + name) else { return nil }
-        defer { close(fd) }
+        guard let note = openNote(spool.root + "/" + name) else { return nil }
         var bytes = [UInt8](repeating: 0, count: 4096)  // a note is one short line
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
-        _ = ftruncate(fd, 0)
+        let n = bytes.withUnsafeMutableBytes { pread(note.raw, $0.baseAddress!, $0.count, 0) }
+        _ = ftruncate(note.raw, 0)
         guard n > 0 else { return nil }
         bytes.removeSubrange(n...)
         guard let end = bytes.firstIndex(of: UInt8(ascii: "\n")), end > 0 else { return nil }
@@ -92,9 +88,7 @@ public final class WorkClaim: @unchecked Sendable {  // used from one serial que
 
     /// Clears the note on a clean stop: whatever was being read is simply read again.
     public static func clear(spool: Spool, name: String) {
-        guard let fd = openNote(spool.root + "/" + name) else { return }
-        _ = ftruncate(fd, 0)
-        close(fd)
+        _ = openNote(spool.root + "/" + name).map { ftruncate($0.raw, 0) }
     }
 
     /// The reason given to an input set aside this way.

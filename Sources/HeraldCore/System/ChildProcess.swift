@@ -257,25 +257,18 @@ extension ChildProcess {
                                collectErrors: Bool = false, limit: Int = .max,
                                timeout: Int? = nil, abandon: Bool = false) throws(SpawnError) -> Output {
         let deadline = timeout.map { monotonicNanoseconds() + UInt64(max(0, $0)) * 1_000_000 }
-        var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
-        guard herald_pipe_cloexec(&outPipe) == 0 else { throw SpawnError(program: program, code: errno) }
-        if collectErrors, herald_pipe_cloexec(&errPipe) != 0 {
-            let code = errno
-            close(outPipe[0]); close(outPipe[1])
-            throw SpawnError(program: program, code: code)
-        }
+        guard let outPipe = Descriptor.pipe() else { throw SpawnError(program: program, code: errno) }
+        let errPipe = collectErrors ? Descriptor.pipe() : nil
+        if collectErrors, errPipe == nil { throw SpawnError(program: program, code: errno) }
         let command = Command(program, arguments, environment: environment, input: .null,
-                              output: .descriptor(outPipe[1]), error: collectErrors ? .descriptor(errPipe[1]) : .inherit)
-        let child: ChildProcess
-        do { child = try command.start() } catch {
-            for fd in outPipe + errPipe where fd >= 0 { close(fd) }
-            throw error
-        }
-        close(outPipe[1])
-        if collectErrors { close(errPipe[1]) }
+                              output: .descriptor(outPipe.write.raw), error: errPipe.map { .descriptor($0.write.raw) } ?? .inherit)
+        let child = try command.start()
+        // The child has its copies of the write ends: ours go, so that its end is the pipes' end.
+        outPipe.write.close()
+        errPipe?.write.close()
         var result = Output(status: .exited(0), standardOutput: [], standardError: [])
-        var fds = [pollfd(fd: outPipe[0], events: Int16(POLLIN), revents: 0)]
-        if collectErrors { fds.append(pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0)) }
+        var fds = [pollfd(fd: outPipe.read.raw, events: Int16(POLLIN), revents: 0)]
+        if let errPipe { fds.append(pollfd(fd: errPipe.read.raw, events: Int16(POLLIN), revents: 0)) }
         var buffer = [UInt8](repeating: 0, count: 65_536)
         reading: while fds.contains(where: { $0.fd >= 0 }) {
             var wait: Int32 = -1
@@ -300,8 +293,8 @@ extension ChildProcess {
         }
         // Killed before its pipes close, so that it ends by SIGKILL, not by a write's SIGPIPE.
         if result.timedOut || result.overLimit { child.signal(SIGKILL) }
-        close(outPipe[0])
-        if collectErrors { close(errPipe[0]) }
+        outPipe.read.close()
+        errPipe?.read.close()
         if result.timedOut || result.overLimit {
             result.standardOutput = Array(result.standardOutput.prefix(limit))
             result.standardError = Array(result.standardError.prefix(limit))

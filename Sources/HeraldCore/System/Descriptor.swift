@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CHeraldSys
 import Synchronization
 
 /// One open file descriptor and its one owner: it is closed when the owner goes, or when
@@ -23,6 +24,13 @@ public final class Descriptor: Sendable {
         Descriptor(openat(directory?.raw ?? AT_FDCWD, path, flags | O_CLOEXEC, mode))
     }
 
+    /// A pipe, both ends close-on-exec; nil (errno kept) when none can be made.
+    public static func pipe() -> (read: Descriptor, write: Descriptor)? {
+        var ends: [Int32] = [-1, -1]
+        guard herald_pipe_cloexec(&ends) == 0 else { return nil }
+        return (Descriptor(ends[0])!, Descriptor(ends[1])!)
+    }
+
     deinit { if isOpen.load(ordering: .relaxed) { _ = Glibc.close(raw) } }
 
     /// Closes it now (once; later calls do nothing).
@@ -36,21 +44,30 @@ public final class Descriptor: Sendable {
         return raw
     }
 
-    /// Writes all of `bytes` (a short write or an interrupted one goes on); false on an error
-    /// (errno says which). Sockets are written with MSG_NOSIGNAL: a peer gone is an error, not SIGPIPE.
+    /// Writes all of `bytes` (see `Descriptor.writeAll(to:_:socket:)`).
     @discardableResult
     public func writeAll(_ bytes: some Collection<UInt8>, socket: Bool = false) -> Bool {
-        Array(bytes).withUnsafeBytes { buffer in
+        Self.writeAll(to: raw, bytes, socket: socket)
+    }
+
+    /// The one write-all: all of `bytes` to `fd` (a short write or an interrupted one goes on);
+    /// false on an error (errno says which). Sockets are written with MSG_NOSIGNAL: a peer gone
+    /// is an error, not SIGPIPE. For descriptors nobody here owns (standard output and error).
+    @discardableResult
+    public static func writeAll(to fd: Int32, _ bytes: some Collection<UInt8>, socket: Bool = false) -> Bool {
+        let write = { (buffer: UnsafeRawBufferPointer) -> Bool in
             var done = 0
             while done < buffer.count {
-                let n = socket ? send(raw, buffer.baseAddress! + done, buffer.count - done, Int32(MSG_NOSIGNAL))
-                               : write(raw, buffer.baseAddress! + done, buffer.count - done)
+                let n = socket ? send(fd, buffer.baseAddress! + done, buffer.count - done, Int32(MSG_NOSIGNAL))
+                               : Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
                 if n < 0 { if errno == EINTR { continue }; return false }
                 if n == 0 { return false }
                 done += n
             }
             return true
         }
+        return bytes.withContiguousStorageIfAvailable { write(UnsafeRawBufferPointer($0)) }
+            ?? Array(bytes).withUnsafeBytes(write)
     }
 }
 

@@ -15,8 +15,8 @@ public final class SoundFile {
     /// The largest sound file played: a few seconds of sound take well under a megabyte.
     public static let maximumSize = 16 << 20
 
-    /// The open descriptor (read-only, close-on-exec); closed when this is released.
-    public let descriptor: Int32
+    /// The open file (read-only, close-on-exec); closed when this is released.
+    public let file: TrustedFile
     public let size: Int
 
     /// Opens and checks `path`; throws the reason it cannot be played.
@@ -24,26 +24,24 @@ public final class SoundFile {
         guard path.hasPrefix("/") else { throw SoundFileError(path: path, problem: .notAbsolute) }
         var st = stat()
         guard lstat(path, &st) == 0 else { throw SoundFileError(path: path, problem: .cannotOpen(errno)) }
-        try Self.check(st, path: path)
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw SoundFileError(path: path, problem: errno == ELOOP ? .symbolicLink : .cannotOpen(errno))
+        try Self.check(st, path: path)  // what it is instead, named, before the trust check
+        switch TrustedFile.open(path, rules: FileRules(maximumSize: Self.maximumSize)) {
+        case .success(let opened): file = opened
+        case .failure(let error):
+            let code = errno
+            switch error {
+            case .symlink: throw SoundFileError(path: path, problem: .symbolicLink)
+            case .tooLarge(let size, _): throw SoundFileError(path: path, problem: .tooLarge(size))
+            case .directory: throw SoundFileError(path: path, problem: .notRegular("a directory"))
+            case .notRegular: throw SoundFileError(path: path, problem: .notRegular("not a file"))
+            default: throw SoundFileError(path: path, problem: .cannotOpen(code == 0 ? EACCES : code))
+            }
         }
-        do throws(SoundFileError) {
-            guard fstat(fd, &st) == 0 else { throw SoundFileError(path: path, problem: .cannotOpen(errno)) }
-            try Self.check(st, path: path)
-        } catch {
-            close(fd)
-            throw error
-        }
-        descriptor = fd
-        size = Int(st.st_size)
+        size = file.size
     }
 
-    deinit { close(descriptor) }
-
     /// A path to this open file that opens the same file even if `path` has since changed.
-    public var procPath: String { "/proc/self/fd/\(descriptor)" }
+    public var procPath: String { "/proc/self/fd/\(file.descriptor.raw)" }
 
     private static func check(_ st: stat, path: String) throws(SoundFileError) {
         switch st.st_mode & S_IFMT {

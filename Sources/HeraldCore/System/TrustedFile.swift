@@ -18,10 +18,12 @@ public struct FileRules: Sendable {
     }
 }
 
-/// A file opened for reading after the one trust check every file from outside gets: opened
-/// with O_NOFOLLOW | O_NONBLOCK (a symlink is refused, a FIFO nobody writes returns at once
-/// instead of blocking for ever), then checked with fstat on the descriptor that will be read
-/// (a regular file, within `FileRules`), so a name swapped between two calls is caught.
+/// A file opened for reading after the one trust check every file from outside gets (spool
+/// files, calendar items, sounds, icons): looked at with lstat first, so that a device or FIFO
+/// is never opened at all; opened with O_NOFOLLOW | O_NONBLOCK (a symlink is refused, a FIFO
+/// swapped in meanwhile returns at once instead of blocking for ever), then checked with fstat
+/// on the descriptor that will be read (a regular file, within `FileRules`), so a name
+/// swapped between two calls is caught.
 /// The descriptor is this object's (`Descriptor`): it is closed when the object goes.
 public final class TrustedFile {
     public let descriptor: Descriptor
@@ -37,6 +39,10 @@ public final class TrustedFile {
     /// Opens `name` in the directory open as `directory` (nil: `name` is a path), and checks it.
     public static func open(_ name: String, in directory: Descriptor? = nil, rules: FileRules,
                             shownAs path: String? = nil) -> Result<TrustedFile, SpoolFileError> {
+        var st = stat()
+        if fstatat(directory?.raw ?? AT_FDCWD, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT != S_IFREG {
+            return .failure(check(st, rules) ?? .notRegular)
+        }
         guard let owned = Descriptor.open(name, in: directory, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
             switch errno {
             case ELOOP: return .failure(.symlink)
@@ -45,7 +51,6 @@ public final class TrustedFile {
             default: return .failure(.unreadable(String(cString: strerror(errno))))
             }
         }
-        var st = stat()
         guard fstat(owned.raw, &st) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
         if let problem = check(st, rules) { return .failure(problem) }
         return .success(TrustedFile(descriptor: owned, status: st, path: path ?? name))

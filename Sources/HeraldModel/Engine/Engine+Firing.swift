@@ -1,7 +1,7 @@
 extension Engine {
-    /// Carries out the outbox's actions: each due job's document is asked for; a job that is
-    /// gone meanwhile is settled at once.
-    mutating func perform(_ actions: [Outbox.Action], now: Instant) -> [EngineEffect] {
+    /// Takes up the outbox's actions (the popups whose turn it is): each due job's document is
+    /// asked for; a job that is gone meanwhile is settled at once.
+    mutating func takeUp(_ actions: [Outbox.Action], now: Instant) -> [EngineEffect] {
         var effects: [EngineEffect] = []
         var queue = actions
         while !queue.isEmpty {
@@ -27,15 +27,15 @@ extension Engine {
                     continue
                 }
                 let ahead = update(id) { record -> LoadedJob? in
-                    defer { record.ahead = nil }
-                    guard case .read(let read, let job)? = record.ahead, read == name else {
+                    defer { record.readAhead = nil }
+                    guard case .read(let read, let job)? = record.readAhead, read == name else {
                         record.phase = .loading(due: item.due)
                         return nil
                     }
                     return job
                 }
                 if let ahead {
-                    effects += prepare(ahead, name: name, due: item.due, now: now)
+                    effects += decide(ahead, name: name, due: item.due, now: now)
                     continue
                 }
                 effects.append(.load(LoadRequest(name: name, purpose: .fire(due: item.due))))
@@ -46,7 +46,7 @@ extension Engine {
 
     mutating func loaded(_ request: LoadRequest, _ result: Result<LoadedJob, SpoolFileError>, now: Instant) -> [EngineEffect] {
         switch request.purpose {
-        case .prefetch:
+        case .readAhead:
             // Kept only while it is still the job's state; few records hold one (the job due
             // next, and the next few waiting their turn in a burst).
             if case .success(let loaded) = result, loaded.job.kind != .habit, name(of: request.id) == request.name {
@@ -55,7 +55,7 @@ extension Engine {
                 if case .loading(let due)? = records[request.id]?.phase {
                     return self.loaded(LoadRequest(name: request.name, purpose: .fire(due: due)), result, now: now)
                 }
-                update(request.id) { if !$0.isBusy { $0.ahead = .read(name: request.name, job: loaded) } }
+                update(request.id) { if !$0.isBusy { $0.readAhead = .read(name: request.name, job: loaded) } }
             }
             return []
         case .action(let action, let occurrence):
@@ -78,15 +78,15 @@ extension Engine {
             guard self.name(of: id) == name else {
                 // Cancelled, or snoozed or rescheduled from the CLI, while it was read.
                 if let moved = self.name(of: id) { records.schedule(id, at: moved.fireAt) }
-                return perform(outbox.shown(.job(id)), now: now)
+                return takeUp(outbox.shown(.job(id)), now: now)
             }
             switch result {
             case .success(let loaded):
-                return prepare(loaded, name: name, due: due, now: now)
+                return decide(loaded, name: name, due: due, now: now)
             case .failure(.missing):
                 // Moved or removed by another program as it was read; inotify reports where to.
                 forget(id)
-                return perform(outbox.shown(.job(id)), now: now)
+                return takeUp(outbox.shown(.job(id)), now: now)
             case .failure(let error):
                 forget(id)
                 let effects = [
@@ -94,27 +94,27 @@ extension Engine {
                     EngineEffect.spool(.appendHistory(HistoryRecord(time: now, id: id, kind: nil, role: nil, due: due,
                                                                     outcome: .failed, note: error.redacted))),
                 ]
-                return effects + perform(outbox.shown(.job(id)), now: now)
+                return effects + takeUp(outbox.shown(.job(id)), now: now)
             }
         }
     }
 
     /// Asks for the next due job's document ahead of its time, once per state of that job.
-    mutating func prefetch() -> EngineEffect? {
+    mutating func readAheadOfNext() -> EngineEffect? {
         guard !outbox.isBlocked, let next = records.next() else { return nil }
-        return askAhead(next.id)
+        return readAhead(next.id)
     }
 
     /// Asks for job `id`'s document ahead of its turn, unless it is busy, being filed, or has
     /// it (or asked for it) in its current state: one read under way per job at most.
-    mutating func askAhead(_ id: String) -> EngineEffect? {
+    mutating func readAhead(_ id: String) -> EngineEffect? {
         guard let record = records[id], let name = record.name, !record.isBusy, !record.isFiling else { return nil }
-        switch record.ahead {
+        switch record.readAhead {
         case .read(let read, _)? where read == name, .asked(let read)? where read == name: return nil
         default: break
         }
-        update(id) { $0.ahead = .asked(name: name) }
-        return .load(LoadRequest(name: name, purpose: .prefetch))
+        update(id) { $0.readAhead = .asked(name: name) }
+        return .load(LoadRequest(name: name, purpose: .readAhead))
     }
 
     /// How many jobs waiting their turn in the outbox have their documents read ahead.
@@ -126,19 +126,20 @@ extension Engine {
         guard !outbox.isBlocked else { return [] }  // nothing goes out until the server is back
         var effects: [EngineEffect] = []
         for case .job(let id) in outbox.unseenUpcoming(Self.readAheadDepth).map(\.subject) {
-            if let load = askAhead(id) { effects.append(load) }
+            if let load = readAhead(id) { effects.append(load) }
         }
         return effects
     }
 
-    /// Shows a due occurrence, or settles it without a popup (missed, skipped).
-    mutating func prepare(_ loaded: LoadedJob, name: JobFileName, due: Instant, now: Instant) -> [EngineEffect] {
+    /// Decides what becomes of a due occurrence whose document was read: shown, held for the
+    /// summary, or settled without a popup (missed, skipped).
+    mutating func decide(_ loaded: LoadedJob, name: JobFileName, due: Instant, now: Instant) -> [EngineEffect] {
         let job = loaded.job
         let schedule: JobSchedule
         do { schedule = try JobSchedule(job, localZone: localZone, defaultLead: config.lead) } catch {
             forget(name.id)
             return [quarantineJobFile(name.description, reason: error.description, redacted: error.reason)]
-                + perform(outbox.shown(.job(name.id)), now: now)
+                + takeUp(outbox.shown(.job(name.id)), now: now)
         }
         let firing = Firing(name: name, job: job, schedule: schedule, due: due)
         let occurrence = DueOccurrence(job: job, schedule: schedule, name: name, habitLog: loaded.habitLog, weekStart: config.weekStart)
@@ -152,9 +153,9 @@ extension Engine {
         }
         if now - name.fireAt > config.catchUpGrace && !heldByQuiet(name.fireAt, now: now) && !occurrence.isStillAhead(now: now) {
             // Came due while Herald was down or the machine asleep, too long ago to show.
-            settled = record(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
+            settled = settle(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
         } else if let skip = Self.passedWarning(occurrence, now: now) ?? job.kind.rules.skipReason(occurrence, now: now) {
-            settled = record(firing, outcome: .skipped, now: now, note: skip.note, resumeAfter: skip.resumeAfter)
+            settled = settle(firing, outcome: .skipped, now: now, note: skip.note, resumeAfter: skip.resumeAfter)
         } else if (job.urgency ?? config.urgency) != .critical && (wasGathered || quiet.isQuiet(at: now, zone: localZone))
                     || crowd {
             // Quiet time, one of a crowd after a break, or more popups than the server keeps
@@ -164,7 +165,7 @@ extension Engine {
             let ends: Instant? = { if case .some(let end?) = quiet.end(containing: now, zone: localZone) { return end } else { return nil } }()
             summary.hold(name.id, reason: !wasGathered && !quiet.isQuiet(at: now, zone: localZone) ? .crowd : .away, quietEnds: ends)
             logger.info("Popup held for a summary", metadata: ["job.id": "\(name.id)", "quiet": "\(!wasGathered)"])
-            return perform(outbox.shown(.job(name.id)) + releaseHeld(now: now), now: now)
+            return takeUp(outbox.shown(.job(name.id)) + releaseHeld(now: now), now: now)
         } else {
             update(name.id) { $0.phase = .showing(firing) }
             let request = MessageRenderer(config: config).render(occurrence, now: now)
@@ -173,7 +174,7 @@ extension Engine {
             return [.show(request)]
         }
         // Settled without a popup: the next occurrence may be due already (an arrival after its skipped heads-up).
-        return settled + perform(outbox.shown(.job(name.id)), now: now) + tick(now: now)
+        return settled + takeUp(outbox.shown(.job(name.id)), now: now) + tick(now: now)
     }
 
     /// The notifier finished with a popup.
@@ -191,7 +192,7 @@ extension Engine {
                 var repeats: [Firing] = []
                 for f in takeSummarised() {
                     // A repeating reminder goes on repeating, as its own popup would.
-                    effects += record(f, outcome: .shown, now: now, note: "in a summary")
+                    effects += settle(f, outcome: .shown, now: now, note: "in a summary")
                     if repeatTime(f, now: now) != nil, name(of: f.name.id)?.snoozedUntil != nil { repeats.append(f) }
                 }
                 summary.shown(repeats: repeats)
@@ -204,10 +205,10 @@ extension Engine {
                     if let previous = record.popup { effects.append(ending(previous.firing, .replaced, now: now)) }
                     update(id) { $0.phase = .idle; $0.popup = .onScreen(firing) }
                     notePopup(id)
-                    effects += self.record(firing, outcome: .shown, now: now)
+                    effects += self.settle(firing, outcome: .shown, now: now)
                 }
             }
-            return effects + perform(outbox.shown(subject), now: now)
+            return effects + takeUp(outbox.shown(subject), now: now)
         case .failure(let error):
             switch subject {
             case .summary:  // shown again at the retry
@@ -227,13 +228,13 @@ extension Engine {
             }
             server.lastError = error
             server.lastErrorAt = now
-            return perform(actions, now: now)
+            return takeUp(actions, now: now)
         }
     }
 
     /// Moves a job past the occurrence that just fired (or was skipped) and logs it; with
     /// `resumeAfter`, a recurring job skips everything up to that time.
-    mutating func record(_ f: Firing, outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil,
+    mutating func settle(_ f: Firing, outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil,
                          resumeAfter: Instant? = nil, mayRepeat: Bool = true) -> [EngineEffect] {
         let id = f.name.id
         let role = f.schedule.role(of: f.name.occurrence)

@@ -29,8 +29,8 @@ public struct Engine: Sendable {
     var quiet: QuietState
     /// The notification server as the engine knows it.
     var server = ServerView()
-    /// The wake-up last asked for (`.some(nil)`: none; `nil`: never asked).
-    var armedWakeup: Instant?? = .none
+    /// The wake-up last asked of the shell.
+    var armedWakeup = ArmedWakeup.neverAsked
     /// Where ids for job files without one come from.
     var ids: SeededGenerator
 
@@ -115,7 +115,7 @@ public struct Engine: Sendable {
         case .serverGone: effects = serverGone()
         case .serverAppeared:
             // Popups on screen now are the new server's (it may have been started by one of them).
-            effects = perform(outbox.serverAppeared(), now: now)
+            effects = takeUp(outbox.serverAppeared(), now: now)
         case .serverDescribed(let traits):
             server.traits = traits
             effects = []
@@ -142,12 +142,12 @@ public struct Engine: Sendable {
         case .operationFailed(let operation, let error): effects = operationFailed(operation, error)
         case .request(let ticket, let clientRequest): effects = request(clientRequest, ticket: ticket, now: now)
         }
-        if let ahead = prefetch() { effects.append(ahead) }
+        if let ahead = readAheadOfNext() { effects.append(ahead) }
         effects += readAheadOfOutbox()
         // Stale entries leave the top of the due index here, so queries on copies stay O(1).
         let wake = wakeup(due: outbox.isBlocked ? nil : records.nextDeadline())
-        if armedWakeup != .some(wake) {
-            armedWakeup = .some(wake)
+        if armedWakeup != .asked(wake) {
+            armedWakeup = .asked(wake)
             effects.append(.armTimer(wake))
         }
         return logger.lines.isEmpty ? effects : logger.drain() + effects
@@ -188,7 +188,7 @@ public struct Engine: Sendable {
             }
         }
         if !due.isEmpty { actions += outbox.enqueue(due) }
-        return perform(actions + releaseHeld(now: now), now: now)
+        return takeUp(actions + releaseHeld(now: now), now: now)
     }
 
     /// The local time zone changed: recurring jobs read in it get their next occurrence from the new zone.
@@ -265,7 +265,7 @@ public struct Engine: Sendable {
     mutating func forget(_ id: String) {
         update(id) { record in
             record.name = nil  // `update` stops waiting for it if it was gathered
-            record.ahead = nil
+            record.readAhead = nil
             switch record.phase {
             case .held, .filing: record.phase = .idle
             default: break
@@ -342,4 +342,11 @@ public enum PopupSubject: Hashable, Sendable {
         case .summary: return Self.summaryKey
         }
     }
+}
+
+/// The engine's last word to the shell's one wall-clock timer.
+enum ArmedWakeup: Equatable, Sendable {
+    case neverAsked
+    /// Armed for that time; nil: disarmed (nothing is due).
+    case asked(Instant?)
 }

@@ -71,7 +71,7 @@ public struct LoadRequest: Sendable, Equatable {
         /// A popup button needs the document (a habit's Done for `occurrence`).
         case action(PopupAction, occurrence: Instant)
         /// The job due next: read ahead, so that it shows without waiting for the spool queue.
-        case prefetch
+        case readAhead
         /// A CLI request needs the document to decide.
         case request(ticket: UInt64, ClientRequest)
     }

@@ -10,7 +10,7 @@ struct JobRecord: Sendable {
     /// Its popup, while the server has it.
     var popup: Popup?
     /// Its document, read ahead for the state `ahead.name` (never a habit's: its log changes).
-    var ahead: Ahead?
+    var readAhead: ReadAhead?
     /// One of a crowd overdue after a break: once read, it is held for the summary popup.
     var gathered = false
 
@@ -53,7 +53,7 @@ struct JobRecord: Sendable {
     }
 
     /// A document read ahead, for the job's state `name`.
-    indirect enum Ahead: Sendable {
+    indirect enum ReadAhead: Sendable {
         /// Asked for (a job waiting its turn in a burst), not read yet.
         case asked(name: JobFileName)
         case read(name: JobFileName, job: LoadedJob)

@@ -47,9 +47,9 @@ struct JobRecords: Sendable {
     final class Busy: Sendable {
         let phase: JobRecord.Phase
         let popup: JobRecord.Popup?
-        let ahead: JobRecord.Ahead?
-        init(phase: JobRecord.Phase, popup: JobRecord.Popup?, ahead: JobRecord.Ahead?) {
-            self.phase = phase; self.popup = popup; self.ahead = ahead
+        let readAhead: JobRecord.ReadAhead?
+        init(phase: JobRecord.Phase, popup: JobRecord.Popup?, readAhead: JobRecord.ReadAhead?) {
+            self.phase = phase; self.popup = popup; self.readAhead = readAhead
         }
     }
 
@@ -118,7 +118,7 @@ struct JobRecords: Sendable {
         if let busy = p.busy {
             record.phase = busy.phase
             record.popup = busy.popup
-            record.ahead = busy.ahead
+            record.readAhead = busy.readAhead
         } else if p.flags & Packed.filing != 0 {
             record.phase = .filing
         }
@@ -136,9 +136,9 @@ struct JobRecords: Sendable {
         }
         if r.gathered { flags |= Packed.gathered }
         switch r.phase {
-        case .idle where r.popup == nil && r.ahead == nil: p.busy = nil
-        case .filing where r.popup == nil && r.ahead == nil: p.busy = nil; flags |= Packed.filing
-        default: p.busy = Busy(phase: r.phase, popup: r.popup, ahead: r.ahead)
+        case .idle where r.popup == nil && r.readAhead == nil: p.busy = nil
+        case .filing where r.popup == nil && r.readAhead == nil: p.busy = nil; flags |= Packed.filing
+        default: p.busy = Busy(phase: r.phase, popup: r.popup, readAhead: r.readAhead)
         }
         p.flags = flags
     }

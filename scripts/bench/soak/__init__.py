@@ -91,7 +91,6 @@ The modules, one job each:
   plan.py           Plan: everything the run will do, from the seed
   harness.py        Soak: the run's state, its herald commands, set-up, drain and clean-up
   processes.py      the bus, the notification server and heraldd: started, killed, watched
-  notify_socket.py  systemd's notify socket, stood in for (READY=1, WATCHDOG=1, ...)
   server.py         the notification server itself (`soak serve`, a process of its own)
   server_log.py     what the server received, followed as the run goes
   workload.py       carrying out the plan: imports, reminders, cancels, snoozes, kills, ...
@@ -99,5 +98,6 @@ The modules, one job each:
   checks.py         the checks after the run
   report.py         the result: the terminal report and the row for BENCHMARKS.md
   common.py         what every part uses: the error, log lines, times, job-id patterns
-  (scripts/lib/herald_scripts: /proc readers and the private bus, shared with the other scripts)
+  (scripts/lib/herald_scripts: /proc readers, the private bus and systemd's notify socket stood
+  in for, shared with the other scripts)
 """

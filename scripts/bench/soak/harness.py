@@ -14,8 +14,8 @@ import time
 from .checks import Checks
 from .common import SoakError, iso, n, say
 from .memory import Memory
-from .notify_socket import NotifySocket
 from .plan import Plan
+from herald_scripts.notify_socket import NotifySocket
 from herald_scripts.procfs import fd_snapshot, fd_steady, status as proc_status
 from .processes import Processes
 from .report import Report

@@ -43,14 +43,15 @@ class NotifySocket:
             return len(self.messages)
 
     def wait(self, pid, line, since, timeout, proc=None):
-        """The wall time of the first message from `pid` after index `since` holding `line`."""
+        """The wall time of the first message from `pid` (None: from anyone) after index `since`
+        holding `line`."""
         deadline = time.monotonic() + timeout
         k = since
         with self.cond:
             while True:
                 for k in range(k, len(self.messages)):
                     t, sender, text = self.messages[k]
-                    if sender == pid and line in text.split("\n"):
+                    if (pid is None or sender == pid) and line in text.split("\n"):
                         return t
                 k = len(self.messages)
                 if proc is not None and proc.poll() is not None:
