@@ -94,7 +94,9 @@ public final class AtomicReplace {
                 throw FileSystemError(operation: "create", path: (stagedDirFD == AT_FDCWD ? "" : shown + ": ") + name, code: errno)
             }
             var st = stat()
-            guard fchmod(file.raw, mode) == 0, fstat(file.raw, &st) == 0 else {
+            // Created 0600 under the umask: a chmod (a second metadata change for the fsync to
+            // write) only where the mode came out otherwise.
+            guard fstat(file.raw, &st) == 0, st.st_mode & 0o7777 == mode || fchmod(file.raw, mode) == 0 else {
                 let code = errno
                 unlinkat(stagedDirFD, name, 0)
                 throw FileSystemError(operation: "create", path: shown, code: code)
