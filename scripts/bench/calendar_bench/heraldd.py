@@ -72,6 +72,10 @@ class Heraldd:
             raise BenchError(f"no /proc/{self.pid}/status")
         return procfs.family_status(self.pid, key) / 1024
 
+    def pss(self):
+        """heraldd's and its calendar readers' proportional set size in MiB (shared pages once)."""
+        return procfs.family_pss(self.pid) / 1024
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)

@@ -34,9 +34,9 @@ def measure_load(daemon, cal, config, jobs_dir, args, r, problems):
     t_filed = poll(lambda: count_calendar_jobs(jobs_dir) >= want, args.timeout, 0.01, f"all {want:,} jobs in jobs/")
     r["filed_s"] = t_filed - t0
     time.sleep(1.0)  # heraldd settles (it hands freed memory back after a large batch)
-    r["rss_load"], r["hwm_load"] = daemon.status("VmRSS"), daemon.status("VmHWM")
+    r["rss_load"], r["hwm_load"], r["pss_load"] = daemon.status("VmRSS"), daemon.status("VmHWM"), daemon.pss()
     say(f"loaded: planned after {r['load_s']:.3f} s, {new:,} jobs filed after {r['filed_s']:.3f} s, "
-        f"VmRSS {r['rss_base']:.1f} -> {r['rss_load']:.1f} MiB (peak {r['hwm_load']:.1f})")
+        f"PSS {r['pss_base']:.1f} -> {r['pss_load']:.1f} MiB, VmRSS {r['rss_base']:.1f} -> {r['rss_load']:.1f} MiB (peak {r['hwm_load']:.1f})")
     check_jobs(jobs_dir, cal, problems, "after the load")
 
 
@@ -75,7 +75,7 @@ def measure_edits(daemon, cal, jobs_dir, args, r, problems):
     r["edits"], r["edit_plans_ms"] = times, plans
     time.sleep(0.5)
     check_jobs(jobs_dir, cal, problems, "after the edits")
-    r["rss_end"], r["hwm_end"] = daemon.status("VmRSS"), daemon.status("VmHWM")
+    r["rss_end"], r["hwm_end"], r["pss_end"] = daemon.status("VmRSS"), daemon.status("VmHWM"), daemon.pss()
 
 
 def run(args, work, problems):
@@ -101,7 +101,7 @@ def run(args, work, problems):
     try:
         daemon.wait_log(r"info: Ready\b", 0, args.timeout, "'Ready' from heraldd")
         time.sleep(0.5)
-        r["rss_base"], r["hwm_base"] = daemon.status("VmRSS"), daemon.status("VmHWM")
+        r["rss_base"], r["hwm_base"], r["pss_base"] = daemon.status("VmRSS"), daemon.status("VmHWM"), daemon.pss()
         measure_load(daemon, cal, config, jobs_dir, args, r, problems)
         measure_edits(daemon, cal, jobs_dir, args, r, problems)
     finally:

@@ -45,6 +45,24 @@ def family_status(pid, key):
     return sum(status(p, key) or 0 for p in [pid] + children(pid))
 
 
+def pss(pid):
+    """The process's proportional set size in KiB (/proc/PID/smaps_rollup): pages it shares
+    with others (a child running the same binary) counted once across them, not once each."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def family_pss(pid):
+    """`pss` summed over the process and those it started: the memory they take together."""
+    return sum(pss(p) or 0 for p in [pid] + children(pid))
+
+
 def cpu_seconds(pid, family=True):
     """User + system CPU seconds of the process, and with `family` of the processes it started
     (those running, and those it has reaped)."""
