@@ -42,9 +42,20 @@ final class CalendarSourceProcess: @unchecked Sendable {  // state confined to `
         let request = SourceRequest.read(now: now, grace: grace, setAside: setAside, suspect: suspect)
         suspect = nil
         return exchange(request).flatMap { line in
-            guard let snapshot = SourceSnapshot(json: line) else {
+            guard let (header, count) = SourceSnapshot.header(json: line) else {
                 stop()
                 return .failure(.cannotStart("the calendar reader answered something else"))
+            }
+            // Its items follow, a line each, within the answer's limit altogether.
+            var snapshot = header
+            var budget = Self.answerLimit - line.count
+            for _ in 0..<count {
+                guard let output, let itemLine = output.next(limit: max(budget, 0)) else { return .failure(.stopped(leftover: ended())) }
+                budget -= itemLine.count + 1
+                guard snapshot.add(itemJSON: itemLine) else {
+                    stop()
+                    return .failure(.cannotStart("the calendar reader answered something else"))
+                }
             }
             return .success(snapshot)
         }

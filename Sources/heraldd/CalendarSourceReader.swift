@@ -188,8 +188,20 @@ enum CalendarReaderMain {
             switch SourceRequest(json: line) {
             case .read(let now, let grace, let setAside, let suspect)?:
                 if let suspect { reader.suspect(suspect.what, strikes: suspect.strikes) }
-                answer = reader.read(now: now, grace: grace, localZone: TimeZoneRules.local(environment: Environment.current()),
-                                     setAside: setAside).json
+                let snapshot = reader.read(now: now, grace: grace, localZone: TimeZoneRules.local(environment: Environment.current()),
+                                           setAside: setAside)
+                // The header, then the items' lines in writes of about 64 KiB.
+                var chunk = Array((snapshot.header + "\n").utf8)
+                for item in snapshot.items {
+                    chunk += (SourceSnapshot.line(of: item) + "\n").utf8
+                    if chunk.count >= 1 << 16 {
+                        guard output.writeAll(chunk) else { return 1 }
+                        chunk.removeAll(keepingCapacity: true)
+                    }
+                }
+                guard output.writeAll(chunk) else { return 1 }
+                herald_release_free_memory()
+                continue
             case .writeBack(let change)?:
                 let (written, message) = reader.writeBack(change, localZone: TimeZoneRules.local(environment: Environment.current()))
                 answer = JSONWriter.render(.object([("written", .bool(written)), ("message", .string(message))]))

@@ -19,12 +19,17 @@ import Testing
                                   allDay: true, isTodo: false, action: .audio, sound: "/s.oga", alarmIndex: 3, alarmUID: nil,
                                   componentRecurrenceID: "x", hasAttendees: true, heraldKind: "timer")
         snapshot.items = [CalendarReconciliation.Item(file: "/cal/a.ics", collection: "", uid: "u1", alarms: [alarm, alarm])]
-        let back = try #require(SourceSnapshot(json: Array(snapshot.json.utf8)))
+        let back = try #require(SourceSnapshot(lines: snapshot.lines.map { Array($0.utf8) }))
         #expect(back.files == snapshot.files && back.folders == snapshot.folders && back.clean == snapshot.clean)
         #expect(back.itemCount == 2 && back.completeUntil == snapshot.completeUntil && back.took == snapshot.took)
         #expect(back.problems == snapshot.problems)
         #expect(back.items.count == 1 && back.items[0].alarms == [alarm, alarm] && back.items[0].uid == "u1")
-        #expect(SourceSnapshot(json: Array("{\"files\":[1]}".utf8)) == nil)
+        #expect(SourceSnapshot(lines: [Array("{\"files\":[1]}".utf8)]) == nil)
+        // A header that announces more lines than come, or an item line that is not one.
+        var lines = snapshot.lines.map { Array($0.utf8) }
+        #expect(SourceSnapshot(lines: Array(lines.dropLast())) == nil)
+        lines[1] = Array("{\"f\":\"/cal/a.ics\"}".utf8)
+        #expect(SourceSnapshot(lines: lines) == nil)
 
         let change = CalendarWriteBack(file: "/cal/a.ics", source: "/cal", uid: "u1", component: nil, alarm: 2, alarmUID: "a",
                                        change: .snoozed(until: at), at: at)

@@ -32,26 +32,16 @@ public struct SourceSnapshot: Sendable {
 
     // MARK: the wire
 
-    public var json: String {
+    /// A snapshot goes over as a header line (everything but the items, and how many follow)
+    /// and then one line per item: each side holds one item's JSON at a time, not a tree of
+    /// the whole calendar (10,000 items as one line held about 40 MiB in heraldd).
+    public var header: String {
         func time(_ t: Instant) -> JSONWriter.Value { .string(String(t.microseconds)) }
         func optional(_ s: String?) -> JSONWriter.Value { s.map { .string($0) } ?? .null }
-        let items: [JSONWriter.Value] = self.items.map { item in
-            .object([
-                ("f", .string(item.file)), ("c", .string(item.collection)), ("u", .string(item.uid)),
-                ("a", .array(item.alarms.map { a in
-                    .object([
-                        ("t", time(a.at)), ("r", optional(a.recurrenceID)), ("s", .string(a.summary)), ("l", optional(a.location)),
-                        ("st", time(a.start)), ("ad", .bool(a.allDay)), ("td", .bool(a.isTodo)), ("ac", .string(a.action.rawValue)),
-                        ("sn", optional(a.sound)), ("ai", .int(Int64(a.alarmIndex))), ("au", optional(a.alarmUID)),
-                        ("cr", optional(a.componentRecurrenceID)), ("at", .bool(a.hasAttendees)), ("hk", optional(a.heraldKind)),
-                    ])
-                })),
-            ])
-        }
         return JSONWriter.render(.object([
             ("listingError", optional(listingError)),
             ("files", .array(files.map { .string($0) })),
-            ("it", .array(items)),
+            ("itemLines", .int(Int64(items.count))),
             ("itemCount", .int(Int64(itemCount))),
             ("problems", .array(problems.map { p in
                 .object([("f", .string(p.file)), ("k", .string(p.key)), ("v", .string(p.version)), ("m", .string(p.message))])
@@ -63,10 +53,84 @@ public struct SourceSnapshot: Sendable {
         ]))
     }
 
-    /// Reads a snapshot back; nil for anything that is not one (the reader is a process of
-    /// Herald's own, but its output is checked as any input).
-    public init?(json bytes: [UInt8]) {
+    /// One item's line.
+    public static func line(of item: CalendarReconciliation.Item) -> String {
+        func time(_ t: Instant) -> JSONWriter.Value { .string(String(t.microseconds)) }
+        func optional(_ s: String?) -> JSONWriter.Value { s.map { .string($0) } ?? .null }
+        return JSONWriter.render(.object([
+            ("f", .string(item.file)), ("c", .string(item.collection)), ("u", .string(item.uid)),
+            ("a", .array(item.alarms.map { a in
+                .object([
+                    ("t", time(a.at)), ("r", optional(a.recurrenceID)), ("s", .string(a.summary)), ("l", optional(a.location)),
+                    ("st", time(a.start)), ("ad", .bool(a.allDay)), ("td", .bool(a.isTodo)), ("ac", .string(a.action.rawValue)),
+                    ("sn", optional(a.sound)), ("ai", .int(Int64(a.alarmIndex))), ("au", optional(a.alarmUID)),
+                    ("cr", optional(a.componentRecurrenceID)), ("at", .bool(a.hasAttendees)), ("hk", optional(a.heraldKind)),
+                ])
+            })),
+        ]))
+    }
+
+    /// The whole snapshot as its lines (tests, and small ones).
+    public var lines: [String] { [header] + items.map(Self.line(of:)) }
+
+    /// The most item lines a header may announce (a calendar's share is far smaller).
+    public static let maximumItemLines = 10_000_000
+
+    /// Reads a header back: the snapshot without its items, and how many item lines follow;
+    /// nil for anything that is not one (the reader is a process of Herald's own, but its
+    /// output is checked as any input).
+    public static func header(json bytes: [UInt8]) -> (snapshot: SourceSnapshot, itemLines: Int)? {
         guard case .object(let o)? = try? JSONValue.parse(bytes) else { return nil }
+        let v = Values()
+        guard let files = v.strings(o["files"]), let folders = v.strings(o["folders"]), let clean = v.strings(o["clean"]),
+              let itemCount = v.int(o["itemCount"]), let itemLines = v.int(o["itemLines"]), (0...maximumItemLines).contains(itemLines),
+              let took = v.string(o["took"]).flatMap({ Int64($0) }), case .array(let problemList)? = o["problems"] else { return nil }
+        var snapshot = SourceSnapshot()
+        snapshot.listingError = v.string(o["listingError"])
+        snapshot.files = files
+        snapshot.folders = folders
+        snapshot.clean = Set(clean)
+        snapshot.itemCount = itemCount
+        snapshot.took = Span(microseconds: took)
+        snapshot.completeUntil = v.time(o["completeUntil"])
+        for value in problemList {
+            guard case .object(let p) = value, let file = v.string(p["f"]), let key = v.string(p["k"]), let version = v.string(p["v"]),
+                  let message = v.string(p["m"]) else { return nil }
+            snapshot.problems.append(Problem(file: file, key: key, version: version, message: message))
+        }
+        snapshot.items.reserveCapacity(itemLines)
+        return (snapshot, itemLines)
+    }
+
+    /// Reads one item's line into the snapshot; false for anything that is not one.
+    public mutating func add(itemJSON bytes: [UInt8]) -> Bool {
+        let v = Values()
+        guard case .object(let i)? = try? JSONValue.parse(bytes), let file = v.string(i["f"]), let collection = v.string(i["c"]),
+              let uid = v.string(i["u"]), case .array(let alarmList)? = i["a"] else { return false }
+        var alarms: [CalendarAlarm] = []
+        alarms.reserveCapacity(alarmList.count)
+        for value in alarmList {
+            guard case .object(let a) = value, let at = v.time(a["t"]), let summary = v.string(a["s"]), let start = v.time(a["st"]),
+                  let allDay = v.bool(a["ad"]), let isTodo = v.bool(a["td"]), let action = v.string(a["ac"]).flatMap(CalendarAlarm.Action.init),
+                  let index = v.int(a["ai"]), let attendees = v.bool(a["at"]) else { return false }
+            alarms.append(CalendarAlarm(at: at, uid: uid, recurrenceID: v.string(a["r"]), summary: summary, location: v.string(a["l"]),
+                                        start: start, allDay: allDay, isTodo: isTodo, action: action, sound: v.string(a["sn"]),
+                                        alarmIndex: index, alarmUID: v.string(a["au"]), componentRecurrenceID: v.string(a["cr"]),
+                                        hasAttendees: attendees, heraldKind: v.string(a["hk"])))
+        }
+        items.append(CalendarReconciliation.Item(file: file, collection: collection, uid: uid, alarms: alarms))
+        return true
+    }
+
+    /// Reads a snapshot back from its lines (tests); nil for anything that is not one.
+    public init?(lines: [[UInt8]]) {
+        guard let first = lines.first, let (snapshot, count) = Self.header(json: first), count == lines.count - 1 else { return nil }
+        self = snapshot
+        for line in lines.dropFirst() where !add(itemJSON: line) { return nil }
+    }
+
+    /// The checked readers of JSON values the wire uses.
+    private struct Values {
         func string(_ v: JSONValue?) -> String? { if case .string(let s)? = v { return s } else { return nil } }
         func strings(_ v: JSONValue?) -> [String]? {
             guard case .array(let list)? = v else { return nil }
@@ -78,37 +142,6 @@ public struct SourceSnapshot: Sendable {
         func int(_ v: JSONValue?) -> Int? {
             if case .number(let n)? = v, n.isFinite, n == n.rounded(), abs(n) < 1e15 { return Int(n) }
             return nil
-        }
-        guard let files = strings(o["files"]), let folders = strings(o["folders"]), let clean = strings(o["clean"]),
-              let itemCount = int(o["itemCount"]), let took = string(o["took"]).flatMap({ Int64($0) }),
-              case .array(let itemList)? = o["it"], case .array(let problemList)? = o["problems"] else { return nil }
-        listingError = string(o["listingError"])
-        self.files = files
-        self.folders = folders
-        self.clean = Set(clean)
-        self.itemCount = itemCount
-        self.took = Span(microseconds: took)
-        completeUntil = time(o["completeUntil"])
-        for value in itemList {
-            guard case .object(let i) = value, let file = string(i["f"]), let collection = string(i["c"]), let uid = string(i["u"]),
-                  case .array(let alarmList)? = i["a"] else { return nil }
-            var alarms: [CalendarAlarm] = []
-            alarms.reserveCapacity(alarmList.count)
-            for value in alarmList {
-                guard case .object(let a) = value, let at = time(a["t"]), let summary = string(a["s"]), let start = time(a["st"]),
-                      let allDay = bool(a["ad"]), let isTodo = bool(a["td"]), let action = string(a["ac"]).flatMap(CalendarAlarm.Action.init),
-                      let index = int(a["ai"]), let attendees = bool(a["at"]) else { return nil }
-                alarms.append(CalendarAlarm(at: at, uid: uid, recurrenceID: string(a["r"]), summary: summary, location: string(a["l"]),
-                                            start: start, allDay: allDay, isTodo: isTodo, action: action, sound: string(a["sn"]),
-                                            alarmIndex: index, alarmUID: string(a["au"]), componentRecurrenceID: string(a["cr"]),
-                                            hasAttendees: attendees, heraldKind: string(a["hk"])))
-            }
-            items.append(CalendarReconciliation.Item(file: file, collection: collection, uid: uid, alarms: alarms))
-        }
-        for value in problemList {
-            guard case .object(let p) = value, let file = string(p["f"]), let key = string(p["k"]), let version = string(p["v"]),
-                  let message = string(p["m"]) else { return nil }
-            problems.append(Problem(file: file, key: key, version: version, message: message))
         }
     }
 }
