@@ -296,6 +296,9 @@ struct HostileEndToEndTests {
         let victim = Self.calendar(bad: "", good: "Victim", goodIn: 7200)
         try victim.write(toFile: other, atomically: true, encoding: .utf8)
         try scene.startDaemon()
+        // The source is planned first: a calendar job that claims it and arrives before its
+        // first plan is withdrawn by that plan (no item of the source holds it).
+        try #require(waitUntil { scene.daemon!.log.contains("Calendar planned") })
         let at = Self.iso(Date().addingTimeInterval(2))
         let forged = #"{"version":1,"kind":"calendar","id":"cal-forged","title":"Forged","calendar":{"file":"\#(other)","uid":"good-Victim","source":"\#(vdir)","writeBack":true},"alarms":[{"at":"\#(at)","start":"\#(at)","alarm":0}]}"#
         let tmp = scene.spoolPath + "/tmp/forged.json"
