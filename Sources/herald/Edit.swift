@@ -314,7 +314,13 @@ final class EditSession {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         if st.st_mode & S_IFMT == S_IFDIR, depth > 0 {
-            for name in (try? FileSystem.list(path)) ?? [] { remove(path + "/" + name, depth: depth - 1) }
+            // A folder that cannot be listed is left as it is (and said), never taken for empty.
+            let names: [String]
+            do { names = try FileSystem.list(path) } catch {
+                warn("cannot remove the edit's folder \(path): \(error)")
+                return
+            }
+            for name in names { remove(path + "/" + name, depth: depth - 1) }
             rmdir(path)
         } else {
             unlink(path)

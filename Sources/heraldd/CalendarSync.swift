@@ -113,8 +113,8 @@ final class CalendarSync: @unchecked Sendable {
     }
 
     /// The notes a clean stop clears: the legacy one and each source's.
-    static func notes(in spool: Spool) -> [String] {
-        [WorkClaim.calendar] + ((try? FileSystem.list(spool.root)) ?? []).filter {
+    static func notes(in spool: Spool) throws(FileSystemError) -> [String] {
+        try [WorkClaim.calendar] + FileSystem.list(spool.root).filter {
             $0.hasPrefix(WorkClaim.calendar + "-") && $0 != ".planning-aside" && !$0.hasPrefix(".planning-aside.")
         }
     }
@@ -245,7 +245,9 @@ final class CalendarSync: @unchecked Sendable {
             reader.queue.async { [weak self] in
                 let outcome = reader.read(now: now, grace: grace, setAside: aside)
                 // Watched once: only after the folder answered (adding a watch walks the path).
-                let fresh = (try? outcome.get())?.folders.filter { !watched.contains($0) } ?? []
+                // A read that failed has no folders to watch yet; readDone reports it.
+                var fresh: [String] = []
+                if case .success(let snapshot) = outcome { fresh = snapshot.folders.filter { !watched.contains($0) } }
                 let wds = fresh.map { ($0, inotify_add_watch(fd, $0, Self.watchMask)) }
                 guard let self else { return }
                 queue.async { self.readDone(reader, outcome, watches: wds, now: now) }

@@ -424,7 +424,12 @@ final class Daemon: @unchecked Sendable {
         // taken up again at the next start (a clean stop is no strike against its file).
         spoolQueue.sync {}
         WorkClaim.clear(spool: settings.spool, name: WorkClaim.intake)
-        for note in CalendarSync.notes(in: settings.spool) { WorkClaim.clear(spool: settings.spool, name: note) }
+        do {
+            for note in try CalendarSync.notes(in: settings.spool) { WorkClaim.clear(spool: settings.spool, name: note) }
+        } catch {
+            // Left in place: the next start reads them as a stop mid-plan, one strike each, no more.
+            logger.error("Cannot list the spool to clear the calendar readers' notes", metadata: ["error": "\(error)"])
+        }
         writeStatus(force: true, running: false)
         // The process may outlive this (a thread on a hung mount): the next heraldd may start.
         lock.release()
