@@ -39,9 +39,18 @@ import Testing
                   let next = last.components(separatedBy: ", next ").last.flatMap(ISO8601.parseInstant) else { return false }
             return last.hasPrefix("STATUS=10001 jobs pending, next ") && next - soon.time > .seconds(1800)  // "Later"'s time
         })
+        // The thread that sent that line may not have parked yet (a CI run counted its one
+        // switch): wait until no thread switches for 300 ms, then measure. A periodic timer
+        // would still show in the window below, which is ten times longer.
+        var before = ProcessInfoReader.contextSwitches(pid: daemon.pid)
+        #expect(waitUntil(timeout: 10) {
+            Thread.sleep(forTimeInterval: 0.3)
+            let now = ProcessInfoReader.contextSwitches(pid: daemon.pid)
+            defer { before = now }
+            return now == before
+        })
         // The measure itself: 3 s in which nothing is due. Dispatch's idle worker threads end
         // 5 s after their last work; a thread that has ended by the second look is not counted.
-        let before = ProcessInfoReader.contextSwitches(pid: daemon.pid)
         Thread.sleep(forTimeInterval: 3)
         let after = ProcessInfoReader.contextSwitches(pid: daemon.pid)
         let woke = after.compactMap { tid, count in
