@@ -36,7 +36,7 @@ import Testing
         for b in 0..<3 {
             bigParts.append((0..<3).map { p in
                 let ids = (0..<100).map { "big\(b)-\(p)-\($0)" }
-                return BatchPart(file: ".filing-big\(b).jsonl", candidates: ids.map { candidate($0, t0 + .hours(1)) },
+                return BatchPart(file: ".filing-big\(b).jsonl", candidates: ids.map { candidate($0, t0 + .minutes(60)) },
                                  total: 300, isFirst: p == 0, isLast: p == 2)
             })
         }
@@ -51,7 +51,7 @@ import Testing
         #expect(!queue.wouldWait(.small))
         let smallIDs = (0..<40).map { "small\($0)" }
         let small = BatchPart(file: ".filing-small.jsonl",
-                              candidates: smallIDs.enumerated().map { candidate($1, t0 + .milliseconds(1000 + 50 * $0)) },
+                              candidates: smallIDs.enumerated().map { candidate($1, t0 + .milliseconds(Int64(1000 + 50 * $0))) },
                               total: 40, isFirst: true, isLast: true)
         let smallPlans = plans(engine.handle(.intakeRead([.batch(small)]), now: t0 + .milliseconds(10)))
         #expect(smallPlans.count == 1)
