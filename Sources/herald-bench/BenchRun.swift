@@ -294,10 +294,21 @@ final class BenchRun {
                                 + (behind.ticks.negative > 0 ? " · \(behind.ticks.negative) early" : ""),
                               target: "p99 ≤ 20 ms, max ≤ 100 ms",
                               met: judged ? behind.ticks.p99 <= 20_000 && behind.ticks.max <= 100_000 && behind.ticks.negative == 0 : nil))
+        // A small import right after three large ones, imported back to back (issue 41).
+        settleDisk()
+        let after = try smallImportAfterBig()
+        figures.append(Figure(name: "small import after big ones",
+                              how: "three `herald import`s of \(Format.count(after.size)) jobs each, back to back, then one of "
+                                + "\(after.late.count) reminders due 1–3 s later: due → received (the big ones all filed "
+                                + "\(Format.seconds(after.filed)) after the first import)",
+                              result: "all \(after.late.count) shown, p50 \(Format.ms(after.late.p50)) · max \(Format.ms(after.late.max))"
+                                + (after.late.negative > 0 ? " · \(after.late.negative) early" : ""),
+                              target: "max ≤ 100 ms",
+                              met: judged ? after.late.max <= 100_000 && after.late.negative == 0 : nil))
         try checkNothingElseFired()
 
         let order = ["fire lateness", "burst", "pickup", "start-up", "first start", "markers in a batch", "import lateness",
-                     "import behind a filing batch", "restart while filing", "memory", "idle", "enqueue", "enqueue with a profile", "bulk"]
+                     "import behind a filing batch", "small import after big ones", "restart while filing", "memory", "idle", "enqueue", "enqueue with a profile", "bulk"]
         return Report(figures: order.compactMap { name in figures.first { $0.name == name } }, notes: notes,
                       machine: Report.describeMachine(swiftVersion: Self.swiftVersion()),
                       date: Self.today(), command: command, smoke: plan.smoke)
@@ -468,6 +479,35 @@ final class BenchRun {
         }
         let lastDue = t0 + Span(microseconds: spacing.microseconds * Int64(count - 1))
         return (samples, filed, Double((lastDue - startedWall).microseconds))
+    }
+
+    /// Three large imports back to back, then 40 reminders due 1–3 s after theirs: the small
+    /// import must not wait behind the large ones' parts (their readers wait for room to file).
+    private func smallImportAfterBig() throws(BenchError) -> (late: Samples, filed: Double, size: Int) {
+        let before = try settledPending()
+        let size = max(plan.jobs / 2, 10)
+        let far = TimestampingServer.wallClock() + .minutes(400)
+        var files: [String] = []
+        for (k, group) in [Workload.Group.bigA, .bigB, .bigC].enumerated() {
+            let file = directory + "/big-\(k).jsonl"
+            writeFile(Workload.queue(group, count: size, start: far, spread: .minutes(60)).joined(separator: "\n") + "\n", to: file)
+            files.append(file)
+        }
+        let smallFile = directory + "/after-big.jsonl"
+        let started = monotonicNanoseconds()
+        for file in files { _ = try runHerald(["import", "--spool", spool, file]) }
+        let count = plan.smoke ? 10 : 40
+        let t0 = TimestampingServer.wallClock() + .seconds(1)
+        let due = (0..<count).map { t0 + Span(microseconds: 2_000_000 * Int64($0) / Int64(count)) }
+        writeFile((0..<count).map { Workload.line(Workload.Key(.afterBig, $0), at: due[$0]) }.joined(separator: "\n") + "\n", to: smallFile)
+        _ = try runHerald(["import", "--spool", spool, smallFile])
+        let keys = Set((0..<count).map { Workload.Key(.afterBig, $0) })
+        try awaitKeys(keys, until: t0 + .seconds(32), what: "a small import after three big ones")
+        try waitForPending(before + 3 * size, what: "three big imports and a small one", ignoringDone: true)
+        let filed = Double(monotonicNanoseconds() - started) / 1000
+        var samples = Samples()
+        for key in keys { samples.record(microseconds: (arrivals[key]! - due[key.index]).microseconds) }
+        return (samples, filed, size)
     }
 
     /// Waits until heraldd has claimed the batch just imported (a `.filing-` link in `new/`), or

@@ -11,9 +11,10 @@ enum Workload {
     enum Group: Character, CaseIterable {
         case queue = "Q", lateness = "L", burst = "B", pickup = "P", enqueue = "E", firstStart = "F", tick = "T", backlog = "R"
         case behind = "A", firstBatch = "X", secondBatch = "Y", resumed = "S", filingBurst = "U"
+        case bigA = "G", bigB = "H", bigC = "I", afterBig = "K"
 
         /// Groups due hours or days after the run: none of them may fire.
-        static let neverDue: [Group] = [.queue, .enqueue, .backlog, .firstBatch, .secondBatch, .resumed]
+        static let neverDue: [Group] = [.queue, .enqueue, .backlog, .firstBatch, .secondBatch, .resumed, .bigA, .bigB, .bigC]
     }
 
     struct Key: Hashable {

@@ -378,18 +378,18 @@ final class Daemon: @unchecked Sendable {
                 return name.hasSuffix(".jsonl") && lstat(spool.new + "/" + name, &st) == 0 && st.st_size > Self.smallBatch
             }
             let small = zip(names, isLarge).filter { !$0.1 }.map(\.0), large = zip(names, isLarge).filter(\.1).map(\.0)
-            if !small.isEmpty { reader.read(request.with(names: small), now: clock.now) { deliverPaced($0) } }
-            if !large.isEmpty { intakeQueue.async { [self] in reader.read(request.with(names: large), now: clock.now) { deliverPaced($0) } } }
+            if !small.isEmpty { reader.read(request.with(names: small), now: clock.now) { deliverPaced($0, lane: .small) } }
+            if !large.isEmpty { intakeQueue.async { [self] in reader.read(request.with(names: large), now: clock.now) { deliverPaced($0, lane: .large) } } }
         }
     }
 
     /// Hands an intake event to the engine and waits until it has been handled: a batch's parts
     /// then reach the scheduler's queue one at a time, with timers and popups between them,
     /// instead of a hundred queued at once ahead of a popup due meanwhile.
-    /// A batch's part also waits until few parts are left to file (`FilingQueue.waitForRoom`).
-    private func deliverPaced(_ event: EngineEvent) {
+    /// A large batch's part also waits until few parts are left to file (`FilingQueue.waitForRoom`).
+    private func deliverPaced(_ event: EngineEvent, lane: FilingQueue.Lane) {
         if case .intakeRead(let files) = event, files.contains(where: { if case .batch = $0 { true } else { false } }) {
-            filing.waitForRoom()
+            filing.waitForRoom(lane)
         }
         let handled = DispatchSemaphore(value: 0)
         queue.async { [self] in
