@@ -63,6 +63,9 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("Where to make the working directory (default: $XDG_CACHE_HOME or ~/.cache).", valueName: "dir"))
     var workdir: String?
 
+    @Option(help: ArgumentHelp("Where the floor programs' C sources are (notify-floor.c, file-floor.c); each run builds them and measures its rows against them.", valueName: "dir"))
+    var floorSources = "scripts/bench"
+
     @Flag(help: "Keep the working directory (spool, logs) afterwards.")
     var keep = false
 
@@ -90,7 +93,7 @@ struct Bench: ParsableCommand {
         let plan = Plan(jobs: jobs, lateness: lateness, spread: spread, burst: burst, pickups: pickups, idle: idle,
                         enqueues: enqueues, restarts: restarts, smoke: smoke)
         let run: BenchRun
-        do { run = try BenchRun(binaries: directory, workDirectory: workdir, plan: plan) } catch { Self.fail(error) }
+        do { run = try BenchRun(binaries: directory, workDirectory: workdir, plan: plan, floorSources: floorSources) } catch { Self.fail(error) }
         defer { run.tearDown(keep: keep) }
         let report: Report
         do { report = try run.measure(command: command ?? CommandLine.arguments.joined(separator: " ")) } catch {
@@ -120,7 +123,7 @@ struct Bench: ParsableCommand {
             let plan = Plan(jobs: count, lateness: 500, spread: 5, burst: 10, pickups: 1, idle: 1, enqueues: 1, restarts: 1,
                             smoke: false, scale: true, waitForCleanup: k == 0)
             let run: BenchRun
-            do { run = try BenchRun(binaries: binaries, workDirectory: workdir, plan: plan) } catch { Self.fail(error) }
+            do { run = try BenchRun(binaries: binaries, workDirectory: workdir, plan: plan, floorSources: floorSources) } catch { Self.fail(error) }
             do { rows.append(try run.measureScale(runs: 9)) } catch {
                 run.tearDown(keep: true)
                 Self.fail(error, logs: run.directory)

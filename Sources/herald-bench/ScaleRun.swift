@@ -7,10 +7,14 @@ struct ScaleRow: Codable {
     var jobs: Int
     var importSeconds: Double
     var intakeSeconds: Double
+    /// file-floor's as many files on the same file system, just before (Floors).
+    var intakeFloorSeconds: Double
     var readyMs: Double
     var rssMiB: Double
     var latenessP99Ms: Double
     var latenessMaxMs: Double
+    /// notify-floor's p99 over the same instants, right after.
+    var latenessFloorP99Ms: Double
     /// Medians (ms) of the CLI commands, each run `runs` times against the running heraldd.
     var cancelMs: Double
     var showMs: Double
@@ -31,6 +35,8 @@ extension BenchRun {
         let queueFile = directory + "/queue.jsonl"
         writeFile(Workload.queue(count: n, start: TimestampingServer.wallClock() + .minutes(120), spread: .minutes(60))
             .joined(separator: "\n") + "\n", to: queueFile)
+        let floor = try fileFloor(n)
+        settleDisk()
         let importNs = try runHerald(["import", "--spool", spool, queueFile])
         settleDisk()
         // Until the batch is gone from new/: heraldd removes it once every job is in jobs/ and
@@ -45,7 +51,8 @@ extension BenchRun {
         settleDisk()
         let ready = try startDaemon()
         try waitForPending(n, what: "the queue after a restart")
-        let (lateness, _, _) = try fire()
+        let fired = try fire()
+        let lateness = fired.lateness
         sleep(milliseconds: 500)
         let memory = try rss()
 
@@ -65,8 +72,9 @@ extension BenchRun {
         let next = try median({ _ in ["list", "--next"] }, times: runs)
         let all = try median({ _ in ["list"] }, times: 3)
         let json = n <= 100_000 ? try median({ _ in ["list", "--json"] }, times: 3) : nil
-        return ScaleRow(jobs: n, importSeconds: Double(importNs) / 1e9, intakeSeconds: intake, readyMs: Double(ready) / 1e6,
+        return ScaleRow(jobs: n, importSeconds: Double(importNs) / 1e9, intakeSeconds: intake, intakeFloorSeconds: floor, readyMs: Double(ready) / 1e6,
                         rssMiB: Double(memory) / 1024, latenessP99Ms: lateness.p99 / 1000, latenessMaxMs: lateness.max / 1000,
+                        latenessFloorP99Ms: fired.floorLateness.p99 / 1000,
                         cancelMs: cancel, showMs: show, snoozeMs: snooze, rescheduleMs: reschedule, statusMs: status,
                         listHeadMs: head, listNextMs: next, listAllMs: all, listJSONMs: json)
     }
@@ -79,11 +87,11 @@ enum ScaleReport {
     static func table(_ rows: [ScaleRow], machine: String, date: String, command: String) -> String {
         func ms(_ v: Double) -> String { v >= 100 ? String(format: "%.0f", v) : String(format: "%.1f", v) }
         var lines = ["Run on \(date) by `\(command)`.", "", "Machine: \(machine)", ""]
-        lines.append("| jobs | import | intake | READY after restart | RSS | lateness p99 / max | cancel | show | snooze | reschedule | status | list -n 20 | list --next | list (all) | list --json |")
+        lines.append("| jobs | import | intake (file-floor, ratio) | READY after restart | RSS | lateness p99 / max (floor p99) | cancel | show | snooze | reschedule | status | list -n 20 | list --next | list (all) | list --json |")
         lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in rows {
-            lines.append("| \(Format.count(r.jobs)) | \(String(format: "%.2f", r.importSeconds)) s | \(String(format: "%.2f", r.intakeSeconds)) s | "
-                         + "\(ms(r.readyMs)) ms | \(String(format: "%.1f", r.rssMiB)) MiB | \(String(format: "%.2f", r.latenessP99Ms)) / \(String(format: "%.2f", r.latenessMaxMs)) ms | "
+            lines.append("| \(Format.count(r.jobs)) | \(String(format: "%.2f", r.importSeconds)) s | \(String(format: "%.2f", r.intakeSeconds)) s (\(String(format: "%.2f", r.intakeFloorSeconds)) s, \((r.intakeSeconds / r.intakeFloorSeconds).ratioText)) | "
+                         + "\(ms(r.readyMs)) ms | \(String(format: "%.1f", r.rssMiB)) MiB | \(String(format: "%.2f", r.latenessP99Ms)) / \(String(format: "%.2f", r.latenessMaxMs)) ms (\(String(format: "%.2f", r.latenessFloorP99Ms))) | "
                          + "\(ms(r.cancelMs)) ms | \(ms(r.showMs)) ms | \(ms(r.snoozeMs)) ms | \(ms(r.rescheduleMs)) ms | \(ms(r.statusMs)) ms | "
                          + "\(ms(r.listHeadMs)) ms | \(ms(r.listNextMs)) ms | \(ms(r.listAllMs)) ms | \(r.listJSONMs.map { ms($0) + " ms" } ?? "-") |")
         }

@@ -12,6 +12,8 @@ enum Workload {
         case queue = "Q", lateness = "L", burst = "B", pickup = "P", enqueue = "E", firstStart = "F", tick = "T", backlog = "R"
         case behind = "A", firstBatch = "X", secondBatch = "Y", resumed = "S", filingBurst = "U"
         case bigA = "G", bigB = "H", bigC = "I", afterBig = "K"
+        /// Popups of notify-floor (Floors), timed and in a burst.
+        case floorTimed = "W", floorBurst = "Z"
 
         /// Groups due hours or days after the run: none of them may fire.
         static let neverDue: [Group] = [.queue, .enqueue, .backlog, .firstBatch, .secondBatch, .resumed, .bigA, .bigB, .bigC]

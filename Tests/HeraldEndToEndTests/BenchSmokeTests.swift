@@ -22,8 +22,14 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let rows = r.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| figure") }
         let names = rows.map { $0.split(separator: "|")[0].trimmingCharacters(in: .whitespaces) }
-        #expect(names == ["fire lateness", "burst", "pickup", "start-up", "first start", "markers in a batch", "import lateness",
-                          "import behind a filing batch", "restart while filing", "memory", "idle", "enqueue", "enqueue with a profile", "bulk"])
+        #expect(names == ["fire lateness", "burst", "pickup", "start-up", "first start", "intake", "markers in a batch", "import lateness",
+                          "import behind a filing batch", "small import after big ones", "restart while filing", "memory", "idle",
+                          "enqueue", "enqueue with a profile", "bulk"])
+        // The rows judged against a floor measured it in the same run, and give the ratio.
+        for name in ["fire lateness", "burst", "intake"] {
+            let row = rows.first { $0.hasPrefix("| \(name) |") }.map(String.init) ?? ""
+            #expect(row.contains("floor") && row.range(of: #"[0-9]\.[0-9]{2}×"#, options: .regularExpression) != nil, "no floor in \(row)")
+        }
         for row in rows {
             let result = String(row.split(separator: "|")[2])
             #expect(result.contains { $0.isNumber }, "no figure in \(row)")

@@ -2,11 +2,15 @@
 """Times a burst (BENCHMARKS.md, "Bursts"): N reminders due at one instant, imported 4 s ahead into a
 running heraldd on a private bus whose server is scripts/bench/burst-server.c; prints due → first and
 last Notify received and the CPU heraldd, the server and the bus used over the burst.
-usage: burst_timing.py BIN_DIR N [SERVER]   (SERVER: the built burst-server, default /tmp/burst-server)
-WRAP="perf record -g -o FILE" runs heraldd under another tool."""
+usage: burst_timing.py BIN_DIR N [SERVER [FLOOR]]   (SERVER: the built burst-server, default /tmp/burst-server;
+FLOOR: the built notify-floor.c, default /tmp/notify-floor, run against the same server right after: the
+ratio of heraldd's burst to N synchronous libnotify calls)
+WRAP="perf record -g -o FILE" runs heraldd under another tool; PERF=FILE records heraldd with perf over
+the burst alone (from 0.5 s before it is due until the last popup)."""
 import os, sys, subprocess, time, datetime, shutil, tempfile
 bindir, n = sys.argv[1], int(sys.argv[2])
 server = sys.argv[3] if len(sys.argv) > 3 else '/tmp/burst-server'
+floor = sys.argv[4] if len(sys.argv) > 4 else '/tmp/notify-floor'
 base = tempfile.mkdtemp(prefix='herald-burst-')
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from herald_scripts import bus as private_bus, procfs  # noqa: E402
@@ -23,17 +27,38 @@ with open(base + '/burst.jsonl', 'w') as f:
     for k in range(n):
         f.write('{"version":1,"kind":"reminder","id":"b%d","at":"%s","text":"b-%d"}\n' % (k, due.strftime('%Y-%m-%dT%H:%M:%S.%fZ'), k))
 subprocess.run([bindir + '/herald', 'import', base + '/burst.jsonl', '--spool', spool], check=True, env=env, stdout=subprocess.DEVNULL)
+def switches(pid):  # {thread name: context switches}, threads of one name summed
+    out = {}
+    for tid in os.listdir('/proc/%d/task' % pid):
+        try:
+            name = open('/proc/%d/task/%s/comm' % (pid, tid)).read().strip()
+            status = open('/proc/%d/task/%s/status' % (pid, tid)).read()
+        except OSError:
+            continue
+        out[name] = out.get(name, 0) + sum(int(l.split()[1]) for l in status.splitlines() if 'ctxt_switches' in l)
+    return out
 def cpu(p):  # utime + stime, ms
     return round(procfs.cpu_seconds(p.pid, family=False) * 1000)
 time.sleep(max(0, (due - datetime.datetime.now(datetime.timezone.utc)).total_seconds() - 0.5))
 procs = {'heraldd': d, 'server': srv, 'bus': bus}
 before = {k: cpu(p) for k, p in procs.items()}
+switched = switches(d.pid)
+perf = subprocess.Popen(['perf', 'record'] + os.environ.get('PERF_EVENTS', '-F 20000').split() + ['-g', '-o', os.environ['PERF'], '-p', str(d.pid)],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if os.environ.get('PERF') else None
 deadline = time.time() + 60
 while time.time() < deadline and sum(1 for _ in open(base + '/arrivals')) < n: time.sleep(0.05)
 used = {k: cpu(p) - before[k] for k, p in procs.items()}
+switched = {k: v - switched.get(k, 0) for k, v in switches(d.pid).items()}
+if perf:
+    perf.send_signal(2); perf.wait()
 times = [int(line.split()[0]) for line in open(base + '/arrivals')]
 due_ns = int(due.timestamp() * 1e9)
-print('received %d of %d: first %.1f ms, last %.1f ms after due; CPU ms over the burst: %s'
-      % (len(times), n, (min(times) - due_ns) / 1e6, (max(times) - due_ns) / 1e6, used))
+print('received %d of %d: first %.1f ms, last %.1f ms after due; CPU ms over the burst: %s; heraldd\'s context switches by thread: %s'
+      % (len(times), n, (min(times) - due_ns) / 1e6, (max(times) - due_ns) / 1e6, used, switched))
+start_ns = int(subprocess.run([floor, 'burst', 'Z', str(n)], env=env, check=True, capture_output=True, text=True).stdout)
+deadline = time.time() + 60
+while time.time() < deadline and sum(1 for line in open(base + '/arrivals') if ' Z-' in line) < n: time.sleep(0.05)
+floor_last = max(int(line.split()[0]) for line in open(base + '/arrivals') if ' Z-' in line)
+print('floor (notify-floor, same server): %.1f ms; ratio %.2f' % ((floor_last - start_ns) / 1e6, (max(times) - due_ns) / (floor_last - start_ns)))
 for p in (d, srv, bus): p.terminate(); p.wait()
 shutil.rmtree(base)

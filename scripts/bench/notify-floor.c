@@ -1,0 +1,54 @@
+/* The floor under heraldd's popups (BENCHMARKS.md, "Ratios to the floor"): what a C program
+ * with libnotify and nothing else takes to do the same work against the same server.
+ *
+ *   burst PREFIX N     N popups one after another, each waiting for its reply as libnotify's
+ *                      notify_notification_show does; prints the wall clock (ns) at the start.
+ *   timed PREFIX FILE  one popup at each instant of FILE (ns since the epoch, one a line, in
+ *                      order), each waited for on a CLOCK_REALTIME timerfd armed absolutely.
+ *
+ * Summaries are "PREFIX-k", so the server's arrival times measure the floor the same way they
+ * measure heraldd. herald-bench builds and runs it (make bench):
+ *   cc -O2 -o notify-floor scripts/bench/notify-floor.c $(pkg-config --cflags --libs libnotify)
+ */
+#include <libnotify/notify.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static void show(const char *prefix, long k) {
+    char summary[64];
+    snprintf(summary, sizeof summary, "%s-%ld", prefix, k);
+    NotifyNotification *n = notify_notification_new(summary, "floor", NULL);
+    GError *error = NULL;
+    if (!notify_notification_show(n, &error)) { fprintf(stderr, "notify-floor: %s\n", error->message); exit(1); }
+    g_object_unref(n);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) { fprintf(stderr, "usage: notify-floor burst PREFIX N | timed PREFIX FILE\n"); return 64; }
+    if (!notify_init("herald-floor")) { fprintf(stderr, "notify-floor: notify_init failed\n"); return 1; }
+    const char *prefix = argv[2];
+    if (argv[1][0] == 'b') {
+        long n = atol(argv[3]);
+        struct timespec t; clock_gettime(CLOCK_REALTIME, &t);
+        printf("%lld\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec);
+        for (long k = 0; k < n; k++) show(prefix, k);
+    } else {
+        FILE *f = fopen(argv[3], "r");
+        if (!f) { perror(argv[3]); return 1; }
+        int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
+        long long at; long k = 0; uint64_t ticks;
+        while (fscanf(f, "%lld", &at) == 1) {
+            struct itimerspec spec = { {0, 0}, { at / 1000000000LL, at % 1000000000LL } };
+            if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL) != 0) { perror("timerfd_settime"); return 1; }
+            if (read(fd, &ticks, sizeof ticks) != sizeof ticks) { perror("read"); return 1; }
+            show(prefix, k++);
+        }
+    }
+    fflush(stdout);
+    notify_uninit();
+    return 0;
+}
