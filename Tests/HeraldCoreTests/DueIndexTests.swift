@@ -192,9 +192,31 @@ struct OutboxTests {
     let now = Instant(seconds: 5_000)
     func item(_ id: String) -> Outbox.Item { .init(.job(id), due: now) }
 
-    /// By default one popup at a time: each is recorded before the next is shown.
-    @Test func showsOneAtATimeByDefault() {
+    /// By default four are handed to the notifier (which sends them one at a time): the next
+    /// is ready when a reply comes. The window is the most a crash can repeat.
+    @Test func handsOutFourByDefault() {
         var o = Outbox()
+        let items = (0..<6).map { item("j\($0)") }
+        #expect(o.enqueue(items) == items.prefix(4).map { .show($0) })
+        #expect(o.shown(.job("j0")) == [.show(items[4])])
+        #expect(o.shown(.job("j2")) == [.show(items[5])])
+        #expect(o.pendingCount == 4)
+    }
+
+    /// The summary goes out alone: after everything handed out before it is answered, and
+    /// nothing goes with it.
+    @Test func theSummaryGoesOutAlone() {
+        var o = Outbox()
+        let summary = Outbox.Item(.summary, due: now)
+        #expect(o.enqueue([item("a"), summary, item("b")]) == [.show(item("a"))])
+        #expect(o.shown(.job("a")) == [.show(summary)])
+        #expect(o.shown(.summary) == [.show(item("b"))])
+    }
+
+    @Test func aWindowOfOneShowsOneAtATime() {
+        var policy = Outbox.Policy()
+        policy.window = 1
+        var o = Outbox(policy: policy)
         #expect(o.enqueue([item("a"), item("b")]) == [.show(item("a"))])
         #expect(o.shown(.job("a")) == [.show(item("b"))])
     }

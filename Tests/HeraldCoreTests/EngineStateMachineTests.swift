@@ -251,12 +251,23 @@ struct EngineStateMachineTests {
 
     /// Answers each `.fire` read the engine asks for with a one-shot reminder due then, until
     /// it asks for none; returns the effects of the last answer.
-    func answerLoads(_ e: inout Engine, _ effects: [EngineEffect], now: Instant) -> [EngineEffect] {
-        var last = effects
-        while let request = last.lazy.compactMap({ if case .load(let r) = $0, r.purpose != .readAhead { r } else { nil } }).first {
-            last = e.handle(.loaded(request, .success(reminder(request.id, at: request.name.occurrence))), now: now)
+    /// Answers every document read asked for (the outbox hands out several at once), and the
+    /// reads those answers ask for; the effects of the answers, in order. Reads ahead too when
+    /// `readsAhead`, as the daemon does.
+    func answerLoads(_ e: inout Engine, _ effects: [EngineEffect], now: Instant, readsAhead: Bool = false) -> [EngineEffect] {
+        func fireLoads(_ effects: [EngineEffect]) -> [LoadRequest] {
+            effects.compactMap { if case .load(let r) = $0, readsAhead || r.purpose != .readAhead { r } else { nil } }
         }
-        return last
+        var waiting = fireLoads(effects)
+        guard !waiting.isEmpty else { return effects }
+        var answered: [EngineEffect] = []
+        while !waiting.isEmpty {
+            let request = waiting.removeFirst()
+            let last = e.handle(.loaded(request, .success(reminder(request.id, at: request.name.occurrence))), now: now)
+            answered += last
+            waiting += fireLoads(last)
+        }
+        return answered
     }
 
     /// Filing → due while filing → filed: it fires the moment its file is in jobs/, and not
@@ -306,36 +317,63 @@ struct EngineStateMachineTests {
         #expect(e.currentNames["a"] == name("a", t0 + .minutes(60)))
     }
 
-    /// A burst due at one instant: one popup in flight, the documents of the next jobs waiting
-    /// their turn read ahead, so each is shown as soon as the one before is, with no read in
-    /// between; one whose turn comes while its read ahead is under way is served by that read.
+    /// A burst due at one instant: the outbox's window of popups handed out, the documents of
+    /// the next jobs waiting their turn read ahead, so each answer hands out the next with no
+    /// read in between; one whose turn comes while its read ahead is under way is served by
+    /// that read.
     @Test func aBurstReadsAheadAndShowsEachAsSoonAsTheOneBefore() {
         var e = engine()
+        let window = Outbox.Policy().window
         func isShow(_ effect: EngineEffect, of id: String) -> Bool { if case .show(let n) = effect { n.jobID == id } else { false } }
         func isFireLoad(_ effect: EngineEffect) -> Bool { if case .load(let r) = effect, case .fire = r.purpose { true } else { false } }
         let started = e.handle(.started(jobs: (0..<40).map { name("j\($0)", t0) }, strays: []), now: t0)
         let loads = started.compactMap { effect -> LoadRequest? in if case .load(let r) = effect { r } else { nil } }
         let fires = loads.filter { if case .fire = $0.purpose { true } else { false } }
         let ahead = loads.filter { if case .readAhead = $0.purpose { true } else { false } }
-        #expect(fires.count == 1)
+        #expect(fires.count == window)
         #expect(ahead.count == Engine.readAheadDepth)
-        guard let fire = fires.first, ahead.count > 2 else { return }
+        guard fires.count == window, ahead.count > 2 else { return }
         // Every read ahead answered but the first waiting job's, whose turn comes next.
         for r in ahead.dropFirst() { _ = e.handle(.loaded(r, .success(reminder(r.id, at: t0))), now: t0) }
-        #expect(e.handle(.loaded(fire, .success(reminder(fire.id, at: t0))), now: t0).contains { isShow($0, of: fire.id) })
-        let turn = e.handle(.shown(jobID: fire.id, .success(())), now: t0)
+        for fire in fires {
+            #expect(e.handle(.loaded(fire, .success(reminder(fire.id, at: t0))), now: t0).contains { isShow($0, of: fire.id) })
+        }
+        let turn = e.handle(.shown(jobID: fires[0].id, .success(())), now: t0)
         let forTurn = LoadRequest(name: ahead[0].name, purpose: .fire(due: t0))
         #expect(turn.contains(.load(forTurn)))
         #expect(e.handle(.loaded(ahead[0], .success(reminder(ahead[0].id, at: t0))), now: t0).contains { isShow($0, of: ahead[0].id) })
         #expect(!e.handle(.loaded(forTurn, .success(reminder(ahead[0].id, at: t0))), now: t0).contains { isShow($0, of: ahead[0].id) })
-        // The rest go out one after another, each straight from the one before's answer.
-        var current = ahead[0].id
+        // The rest go out one per answer, each straight from its read ahead.
+        var inFlight = fires.dropFirst().map(\.id) + [ahead[0].id]
         for r in ahead.dropFirst() {
-            let effects = e.handle(.shown(jobID: current, .success(())), now: t0)
+            let effects = e.handle(.shown(jobID: inFlight.removeFirst(), .success(())), now: t0)
             #expect(effects.contains { isShow($0, of: r.id) })
             #expect(!effects.contains(where: isFireLoad))
-            current = r.id
+            inFlight.append(r.id)
         }
+    }
+
+    /// A burst on a server that keeps three popups per app (GNOME Shell): popups handed out
+    /// together count as on screen, so two are shown and the rest wait for one summary, as
+    /// when popups went out one at a time; none is pushed off screen unseen.
+    @Test func aBurstOnAServerThatKeepsThreeLeavesRoomForTheSummary() {
+        var e = engine()
+        _ = e.handle(.serverDescribed(ServerTraits(label: "GNOME Shell", perAppLimit: 3)), now: t0)
+        let started = e.handle(.started(jobs: (0..<8).map { name("j\($0)", t0) }, strays: []), now: t0)
+        var shown: [String] = []
+        var effects = answerLoads(&e, started, now: t0, readsAhead: true)
+        for _ in 0..<20 {
+            let requests = effects.compactMap { if case .show(let r) = $0 { r } else { nil } }
+            guard !requests.isEmpty else { break }
+            effects = []
+            for request in requests {
+                shown.append(request.jobID)
+                effects += answerLoads(&e, e.handle(.shown(jobID: request.jobID, .success(())), now: t0), now: t0, readsAhead: true)
+            }
+        }
+        #expect(shown.count == 3, "\(shown)")
+        #expect(shown.last == PopupSubject.summaryKey)
+        #expect(e.pendingCount == 0, "left: \(e.currentNames)")
     }
 
     /// Idle → held (a crowd overdue after a break) → summarised → the server fails → held
@@ -344,9 +382,10 @@ struct EngineStateMachineTests {
         var e = engine()
         let names = ["a", "b", "c", "d"].map { name($0, t0 - .seconds(30)) }
         let started = e.handle(.started(jobs: names, strays: []), now: t0)
-        // One in flight at a time; the others' documents are read ahead.
-        #expect(started.filter { if case .load(let r) = $0, case .fire = r.purpose { true } else { false } }.count == 1)
-        #expect(started.filter { if case .load(let r) = $0, case .readAhead = r.purpose { true } else { false } }.count == 3)
+        // The outbox's window handed out; the others' documents are read ahead.
+        let handed = min(Outbox.Policy().window, 4)
+        #expect(started.filter { if case .load(let r) = $0, case .fire = r.purpose { true } else { false } }.count == handed)
+        #expect(started.filter { if case .load(let r) = $0, case .readAhead = r.purpose { true } else { false } }.count == 4 - handed)
         let effects = answerLoads(&e, started, now: t0)
         guard case .show(let summary)? = effects.first(where: { if case .show = $0 { true } else { false } }) else {
             Issue.record("no summary: \(effects)"); return

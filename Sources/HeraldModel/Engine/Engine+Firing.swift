@@ -332,6 +332,12 @@ extension Engine {
     func crowded(_ id: String) -> Bool {
         guard let limit = server.traits?.perAppLimit, limit >= 2, records[id]?.popup == nil else { return false }
         var seen = Set<String>()
+        // Popups handed to the notifier and not yet answered (the outbox's window) will be on
+        // screen as soon as they are.
+        for case .job(let other) in outbox.inFlightSubjects where other != id {
+            if case .showing? = records[other]?.phase { seen.insert(other) }
+        }
+        if seen.count >= limit - 1 { return true }
         for other in server.popupOrder.reversed() where records[other]?.popup != nil && seen.insert(other).inserted {
             if seen.count >= limit - 1 { return true }
         }

@@ -1,8 +1,11 @@
 /// The queue between "due" and "shown": which due jobs go to the notifier now, and when to
 /// try again after the notification server failed. A pure state machine; time is passed in.
 ///
-/// While healthy, up to `window` notifications are in flight at once (one by default: a
-/// popup is recorded before the next is shown, so a crash can repeat at most one). The first failure blocks
+/// While healthy, up to `window` notifications are handed to the notifier at once (four by
+/// default). The notifier still sends them one at a time, each waiting for the server's reply;
+/// the window only lets the next be ready when a reply comes, so a burst costs its round trips
+/// and not a hop to the engine and back between them (BENCHMARKS.md, "Ratios to the floor").
+/// A crash can repeat the popups whose records had not landed: at most the window's. The first failure blocks
 /// the queue: everything waits (in due order) and one probe is sent after a backoff that
 /// doubles from `initialBackoff` up to `maxBackoff`. A successful probe, or the server
 /// appearing on the bus, unblocks it.
@@ -24,7 +27,7 @@ public struct Outbox: Sendable {
     public struct Policy: Sendable {
         public var initialBackoff: Span = .seconds(1)
         public var maxBackoff: Span = .seconds(30)
-        public var window = 1
+        public var window = 4
         public init() {}
     }
 
@@ -52,6 +55,8 @@ public struct Outbox: Sendable {
     public var isBlocked: Bool { state != .healthy }
     /// When the next retry is due while blocked.
     public var retryAt: Instant? { if case .blocked(let t) = state { return t } else { return nil } }
+    /// What the notifier has been handed and has not finished with.
+    public var inFlightSubjects: Dictionary<PopupSubject, Item>.Keys { inFlight.keys }
     public func contains(_ subject: PopupSubject) -> Bool { inFlight[subject] != nil || waiting.contains { $0.subject == subject } }
 
     /// The first `count` items waiting their turn, next first.
@@ -129,6 +134,9 @@ public struct Outbox: Sendable {
         var taken = 0
         while inFlight.count < limit, taken < waiting.count {
             let item = waiting[taken]
+            // The summary gathers every popup held before it: it goes out alone, once all handed
+            // out before it are decided (one of them may yet be held for it).
+            if inFlight[.summary] != nil || (item.subject == .summary && !inFlight.isEmpty) { break }
             taken += 1
             inFlight[item.subject] = item
             actions.append(.show(item))
