@@ -56,7 +56,7 @@ extension Herald {
                 }
                 throw CLIError.data("nothing imported: \(problems.count) problem\(problems.count == 1 ? "" : "s") in '\(file)'")
             }
-            let taken = Set(try ctx.pendingJobs(loadDocuments: false).map(\.id))
+            let taken = try ctx.spool.pendingIDs()
             if let clash = seen.first(where: taken.contains) {
                 throw CLIError.data("nothing imported: id '\(clash)' is already pending")
             }

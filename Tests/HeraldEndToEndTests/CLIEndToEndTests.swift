@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 /// `herald` as a user meets it: exit codes, one-line refusals, nothing written on bad input.
@@ -135,6 +136,35 @@ struct CLIEndToEndTests {
         let received = try #require(scene.server).waitForNotifications(50)
         #expect(Set(received.map(\.summary)) == Set((1...50).map { "bulk \($0)" }))
         #expect(scene.files("done").count == 50)
+    }
+
+    /// An import whose id is pending already is refused, whether the job is in jobs/, a file
+    /// of new/, or a line of a batch waiting there (one without an id counts as the id the
+    /// intake gives it), and nothing is written.
+    @Test func importRefusesIdsAlreadyPending() throws {
+        let scene = try Scene()
+        let future = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+        func line(_ id: String?) -> String {
+            "{\"version\":1,\"kind\":\"reminder\",\(id.map { "\"id\":\"\($0)\"," } ?? "")\"at\":\"\(future)\",\"text\":\"t\"}"
+        }
+        #expect(try scene.herald("remind", "--in", "1h", "--id", "tea", "Tea").status == 0)
+        let batch = try scene.herald("import", "-", stdin: line("a1") + "\n" + line(nil) + "\n")
+        #expect(batch.status == 0, "\(batch.stderr)")
+        // A batch another program wrote: its line without an id gets "other-2" at intake.
+        try (line("b1") + "\n" + line(nil) + "\n").write(toFile: scene.spoolPath + "/new/other.jsonl", atomically: false, encoding: .utf8)
+        let waiting = scene.files("new")
+        for id in ["tea", "a1", "b1", "other-2"] {
+            let refused = try scene.herald("import", "-", stdin: line("fresh") + "\n" + line(id) + "\n")
+            #expect(refused.status == 65)
+            #expect(refused.stderr == "herald: nothing imported: id '\(id)' is already pending\n")
+            #expect(scene.files("new") == waiting)
+        }
+        // Taken in by heraldd: the ids now come from jobs/.
+        try scene.startDaemon()
+        #expect(waitUntil { scene.files("new").isEmpty && scene.files("jobs").count == 5 })
+        let inJobs = try scene.herald("import", "-", stdin: line("a1") + "\n")
+        #expect(inJobs.stderr == "herald: nothing imported: id 'a1' is already pending\n")
+        #expect(try scene.herald("import", "-", stdin: line("fresh") + "\n").status == 0)
     }
 
     @Test func helpExplainsEachCommand() throws {
