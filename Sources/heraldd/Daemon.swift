@@ -51,7 +51,9 @@ final class Daemon: @unchecked Sendable {
     private let startedAt: Instant
     private let clock = SystemClock()
     private let worker: SpoolWorker
+    /// The readers of large batches and of small files, each with its own crash-loop note.
     private let reader: IntakeReader
+    private let smallReader: IntakeReader
     private let calendars: CalendarSync
     // Queue-confined state.
     private var engine: Engine
@@ -93,6 +95,7 @@ final class Daemon: @unchecked Sendable {
                              logger: logger)
         self.worker = SpoolWorker(spool: settings.spool, logger: logger)
         self.reader = IntakeReader(spool: settings.spool, claim: WorkClaim(spool: settings.spool, name: WorkClaim.intake))
+        self.smallReader = IntakeReader(spool: settings.spool, claim: WorkClaim(spool: settings.spool, name: WorkClaim.smallIntake))
         // A test may shorten the time a calendar source's read is given (a hung mount is noticed sooner).
         let deadline = settings.environment["HERALD_CALENDAR_READ_DEADLINE_MS"].flatMap(Int.init).map { DispatchTimeInterval.milliseconds(max(100, $0)) }
         self.calendars = CalendarSync(spool: settings.spool, localZone: TimeZoneRules.local(environment: settings.environment), logger: logger,
@@ -230,7 +233,11 @@ final class Daemon: @unchecked Sendable {
     /// The crash-loop breaker: the file of `new/` a heraldd that died was reading is read once
     /// more, and set aside in `failed/` when heraldd died on it twice in a row.
     private func setAsideLeftover() {
-        guard let (what, strikes) = WorkClaim.leftover(spool: settings.spool, name: WorkClaim.intake), what.hasPrefix("new/") else { return }
+        for (note, reader) in [(WorkClaim.intake, reader), (WorkClaim.smallIntake, smallReader)] { setAsideLeftover(note, reader) }
+    }
+
+    private func setAsideLeftover(_ note: String, _ reader: IntakeReader) {
+        guard let (what, strikes) = WorkClaim.leftover(spool: settings.spool, name: note), what.hasPrefix("new/") else { return }
         // The note is only a hint: just a plain name in new/ is ever acted on, never a path.
         let unclaimed = String(what.dropFirst(4))
         guard !unclaimed.isEmpty, !unclaimed.contains("/"), unclaimed != ".", unclaimed != ".." else { return }
@@ -378,7 +385,7 @@ final class Daemon: @unchecked Sendable {
                 return name.hasSuffix(".jsonl") && lstat(spool.new + "/" + name, &st) == 0 && st.st_size > Self.smallBatch
             }
             let small = zip(names, isLarge).filter { !$0.1 }.map(\.0), large = zip(names, isLarge).filter(\.1).map(\.0)
-            if !small.isEmpty { reader.read(request.with(names: small), now: clock.now) { deliverPaced($0, lane: .small) } }
+            if !small.isEmpty { smallReader.read(request.with(names: small), now: clock.now) { deliverPaced($0, lane: .small) } }
             if !large.isEmpty { intakeQueue.async { [self] in reader.read(request.with(names: large), now: clock.now) { deliverPaced($0, lane: .large) } } }
         }
     }
@@ -423,7 +430,7 @@ final class Daemon: @unchecked Sendable {
         // What was shown is recorded before heraldd goes; an intake in progress is simply
         // taken up again at the next start (a clean stop is no strike against its file).
         spoolQueue.sync {}
-        WorkClaim.clear(spool: settings.spool, name: WorkClaim.intake)
+        for note in WorkClaim.intakeNotes { WorkClaim.clear(spool: settings.spool, name: note) }
         do {
             for note in try CalendarSync.notes(in: settings.spool) { WorkClaim.clear(spool: settings.spool, name: note) }
         } catch {

@@ -248,6 +248,34 @@ struct HostileEndToEndTests {
         #expect(try waitUntil(timeout: 15) { try scene.server!.notifications().contains { $0.summary == "After the set-aside" } })
     }
 
+    /// The two intake queues read side by side, each with its own note: a small file taken in
+    /// while a large batch is read leaves the batch's note in place (one shared note was
+    /// cleared by the small read, and a death on the batch then counted no strike).
+    @Test func aSmallFileReadBesideALargeBatchLeavesTheBatchsNote() throws {
+        let scene = try Scene()
+        let start = Date().addingTimeInterval(3600)
+        let lines = (0..<60_000).map { k in
+            #"{"version":1,"kind":"reminder","id":"big-\#(k)","at":"\#(Self.iso(start.addingTimeInterval(Double(k))))","text":"Batch \#(k)"}"#
+        }
+        for dir in ["", "/tmp", "/new"] {
+            try FileManager.default.createDirectory(atPath: scene.spoolPath + dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let tmp = scene.spoolPath + "/tmp/big.jsonl"
+        try lines.joined(separator: "\n").write(toFile: tmp, atomically: false, encoding: .utf8)
+        chmod(tmp, 0o600)
+        rename(tmp, scene.spoolPath + "/new/big.jsonl")
+        let notePath = scene.spoolPath + "/" + WorkClaim.intake
+        func note() -> String { (try? String(contentsOfFile: notePath, encoding: .utf8)) ?? "" }
+        let daemon = try scene.startDaemon(waitReady: false)
+        try #require(waitUntil(timeout: 30, pollMilliseconds: 2) { note() == "1 new/big.jsonl\n" }, "heraldd never noted the batch: \(daemon.log)")
+        #expect(try scene.herald("remind", "--in", "1h", "--id", "small", "Small").status == 0)
+        #expect(waitUntil(timeout: 10, pollMilliseconds: 2) { scene.files("jobs").contains { $0.hasPrefix("small@") } })
+        let batchLeft = scene.files("new").contains { $0 == "big.jsonl" || $0 == ".filing-big.jsonl" }
+        #expect(note() == "1 new/big.jsonl\n" || !batchLeft, "the batch is still being read but its note says \(note().debugDescription)")
+        #expect(batchLeft, "the batch was all taken in before the small file: nothing was tested")
+        _ = daemon.stop(SIGKILL)
+    }
+
     /// The breaker's notes are hints, never paths: a note naming `../jobs` moves nothing, and
     /// a symlink or FIFO in a note's place is neither followed, truncated nor waited on.
     @Test func aHostileNoteMovesNothingAndHangsNothing() throws {

@@ -16,8 +16,13 @@ public final class WorkClaim: @unchecked Sendable {  // used from one serial que
     /// How often heraldd already died on each input (from the note found at start).
     private var strikes: [String: Int] = [:]
 
-    /// `.taking` (the intake queue: a file of `new/`) and `.planning` (the calendar queue).
+    /// `.taking` (the intake queue of large batches: a file of `new/`), `.taking-small` (the
+    /// queue of small files, which reads beside it) and `.planning` (the calendar queue).
     public static let intake = ".taking"
+    public static let smallIntake = ".taking-small"
+    /// One note per intake queue: both read at once, and one note shared between them was
+    /// overwritten and cleared by the small queue while the large one still read its batch.
+    public static let intakeNotes = [intake, smallIntake]
     public static let calendar = ".planning"
 
     /// Opens (creating, mode 0600) the spool's note `name`; nil when it cannot, and the work
