@@ -425,7 +425,10 @@ final class BenchRun {
         do { (status, _) = try Spawned.timed(argv[0], Array(argv.dropFirst()), environment: environment, outputPath: output) } catch {
             throw BenchError("cannot run \(argv[0]): \(error)")
         }
-        let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let printed: String
+        do { printed = try String(contentsOfFile: output, encoding: .utf8) } catch {
+            throw BenchError("cannot read what \(argv[0]) printed (\(output)): \(error)")
+        }
         guard status == 0 else { throw BenchError("\(argv.prefix(2).joined(separator: " ")) failed (status \(status)): \(printed)") }
         return printed
     }

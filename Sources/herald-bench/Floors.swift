@@ -36,7 +36,8 @@ struct Floors {
                 throw BenchError("cannot run \(compiler): \(error)")
             }
             guard status == 0 else {
-                throw BenchError("building \(source) failed (\(line)): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+                let said = (try? String(contentsOfFile: log, encoding: .utf8)).map { ": " + $0 } ?? " (its output in \(log) cannot be read)"
+                throw BenchError("building \(source) failed (\(line))" + said)
             }
         }
         return floors

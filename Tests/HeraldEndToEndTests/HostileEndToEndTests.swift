@@ -209,26 +209,29 @@ struct HostileEndToEndTests {
         #expect(stage.peakMiB() < 256)
     }
 
-    /// The crash-loop breaker: heraldd killed while it reads a file of new/ reads it once more
-    /// at its next start; killed on the same file again, the next start sets it aside.
-    @Test func aFileHeralddDiesOnTwiceIsSetAside() throws {
-        let scene = try Scene()
+    /// Puts `new/big.jsonl` in place as a writer would (written in tmp/, renamed): 60,000 jobs,
+    /// large enough that reading it takes a while, so a kill or a second file lands in the middle.
+    static func dropBigBatch(in scene: Scene) throws {
         let start = Date().addingTimeInterval(3600)
-        // Large enough that reading it takes a while, so the kill lands in the middle of it.
         let lines = (0..<60_000).map { k in
-            #"{"version":1,"kind":"reminder","id":"big-\#(k)","at":"\#(Self.iso(start.addingTimeInterval(Double(k))))","text":"Batch \#(k)"}"#
+            #"{"version":1,"kind":"reminder","id":"big-\#(k)","at":"\#(iso(start.addingTimeInterval(Double(k))))","text":"Batch \#(k)"}"#
         }
         for dir in ["", "/tmp", "/new"] {
             try FileManager.default.createDirectory(atPath: scene.spoolPath + dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
+        let tmp = scene.spoolPath + "/tmp/big.jsonl"
+        try lines.joined(separator: "\n").write(toFile: tmp, atomically: false, encoding: .utf8)
+        chmod(tmp, 0o600)
+        rename(tmp, scene.spoolPath + "/new/big.jsonl")
+    }
+
+    /// The crash-loop breaker: heraldd killed while it reads a file of new/ reads it once more
+    /// at its next start; killed on the same file again, the next start sets it aside.
+    @Test func aFileHeralddDiesOnTwiceIsSetAside() throws {
+        let scene = try Scene()
         let claimPath = scene.spoolPath + "/" + WorkClaim.intake
         func killWhileReading(_ expectedStrike: Int) throws {
-            let tmp = scene.spoolPath + "/tmp/big.jsonl"
-            if !FileManager.default.fileExists(atPath: scene.spoolPath + "/new/big.jsonl") {
-                try lines.joined(separator: "\n").write(toFile: tmp, atomically: false, encoding: .utf8)
-                chmod(tmp, 0o600)
-                rename(tmp, scene.spoolPath + "/new/big.jsonl")
-            }
+            if !FileManager.default.fileExists(atPath: scene.spoolPath + "/new/big.jsonl") { try Self.dropBigBatch(in: scene) }
             let daemon = try scene.startDaemon(waitReady: false)
             try #require(waitUntil(timeout: 30, pollMilliseconds: 2) {
                 ((try? String(contentsOfFile: claimPath, encoding: .utf8)) ?? "") == "\(expectedStrike) new/big.jsonl\n"
@@ -253,17 +256,7 @@ struct HostileEndToEndTests {
     /// cleared by the small read, and a death on the batch then counted no strike).
     @Test func aSmallFileReadBesideALargeBatchLeavesTheBatchsNote() throws {
         let scene = try Scene()
-        let start = Date().addingTimeInterval(3600)
-        let lines = (0..<60_000).map { k in
-            #"{"version":1,"kind":"reminder","id":"big-\#(k)","at":"\#(Self.iso(start.addingTimeInterval(Double(k))))","text":"Batch \#(k)"}"#
-        }
-        for dir in ["", "/tmp", "/new"] {
-            try FileManager.default.createDirectory(atPath: scene.spoolPath + dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        let tmp = scene.spoolPath + "/tmp/big.jsonl"
-        try lines.joined(separator: "\n").write(toFile: tmp, atomically: false, encoding: .utf8)
-        chmod(tmp, 0o600)
-        rename(tmp, scene.spoolPath + "/new/big.jsonl")
+        try Self.dropBigBatch(in: scene)
         let notePath = scene.spoolPath + "/" + WorkClaim.intake
         func note() -> String { (try? String(contentsOfFile: notePath, encoding: .utf8)) ?? "" }
         let daemon = try scene.startDaemon(waitReady: false)

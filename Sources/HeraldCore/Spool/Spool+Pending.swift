@@ -100,8 +100,11 @@ extension Spool {
     /// id the intake would give it; heraldd checks every id again when it takes a batch in.
     public func pendingIDs() throws(FileSystemError) -> Set<String> {
         var ids = Set<String>()
-        let listing: [String]
-        do { listing = try FileSystem.list(jobs) } catch where error.isNotFound { listing = [] }
+        // A listing that fails is an error, never "nothing pending"; a spool not made yet has none.
+        func list(_ directory: String) throws(FileSystemError) -> [String] {
+            do { return try FileSystem.list(directory) } catch where error.isNotFound { return [] }
+        }
+        let listing = try list(jobs)
         ids.reserveCapacity(listing.count)
         for entry in listing { if let name = JobFileName(parsing: entry) { ids.insert(name.id) } }
         func ownID(_ bytes: ArraySlice<UInt8>) -> String? {
@@ -109,8 +112,10 @@ extension Spool {
                   case .string(let id)? = o["id"], Job.isValidID(id) else { return nil }
             return id
         }
-        for file in ((try? FileSystem.list(new)) ?? []) where !file.hasPrefix(".") {
+        for file in try list(new) where !file.hasPrefix(".") {
             let limit = file.hasSuffix(".jsonl") ? 1 << 30 : Job.maximumFileSize
+            // One that cannot be read now (gone, still being written, too large) has no ids to
+            // offer; heraldd checks every id again when it takes the file in.
             guard case .success(let bytes) = readChecked(new + "/" + file, limit: limit) else { continue }
             if file.hasSuffix(".jsonl") {
                 let stem = String(file.dropLast(6))
