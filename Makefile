@@ -22,6 +22,7 @@ LOOPDB_FLAGS = -O2 -g -Wall -Wextra -Wformat -Werror=format-security -fstack-pro
 	-Wl,-z,relro -Wl,-z,now -Wl,--as-needed
 
 BINDIR = $(DESTDIR)$(PREFIX)/bin
+HELPERDIR = $(DESTDIR)$(PREFIX)/lib/herald
 UNITDIR = $(DESTDIR)$(PREFIX)/share/systemd/user
 SHAREDIR = $(DESTDIR)$(PREFIX)/share/herald
 APPDIR = $(DESTDIR)$(PREFIX)/share/applications
@@ -55,6 +56,7 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(CC) $(LOOPDB_FLAGS) -o .build/release/herald-loop-db Sources/herald-loop-db/main.c -lsqlite3
+	$(CC) $(LOOPDB_FLAGS) -o .build/release/herald-wake Sources/herald-wake/main.c
 
 ## Every test: unit tests and end-to-end tests on a private D-Bus session bus.
 test: test-deps
@@ -144,6 +146,8 @@ install: release
 	@echo "Installed. Start heraldd with your desktop session:"
 	@echo "    systemctl --user daemon-reload && systemctl --user enable --now heraldd"
 	@echo "Check the set-up with 'herald doctor'; try it with 'herald demo load'."
+	@echo "For alarms that wake the machine from suspend (README \"Alarms\"):"
+	@echo "    sudo setcap cap_wake_alarm+ep $(PREFIX)/lib/herald/herald-wake && systemctl --user enable --now herald-wake"
 	@echo "Example configuration: $(PREFIX)/share/herald/config.yaml.example (copy it to ~/.config/herald/config.yaml)"
 
 ## Generate herald's man page and completions from BUILD_DIR's herald into .build/generated,
@@ -163,10 +167,12 @@ $(GENERATE_MANUAL):
 
 ## Install what BUILD_DIR already holds (no build of herald itself).
 install-built: man
-	install -d $(BINDIR) $(UNITDIR) $(SHAREDIR) $(APPDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -d $(BINDIR) $(HELPERDIR) $(UNITDIR) $(SHAREDIR) $(APPDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 0755 $(BUILD_DIR)/herald $(BUILD_DIR)/heraldd $(BUILD_DIR)/herald-loop-db $(BINDIR)/
+	install -m 0755 $(BUILD_DIR)/herald-wake $(HELPERDIR)/
 	sed 's|%h/.local/bin/heraldd|$(PREFIX)/bin/heraldd|' systemd/heraldd.service > $(UNITDIR)/heraldd.service
-	chmod 0644 $(UNITDIR)/heraldd.service
+	sed 's|%h/.local/lib/herald/herald-wake|$(PREFIX)/lib/herald/herald-wake|' systemd/herald-wake.service > $(UNITDIR)/herald-wake.service
+	chmod 0644 $(UNITDIR)/heraldd.service $(UNITDIR)/herald-wake.service
 	install -m 0644 config/config.yaml $(SHAREDIR)/config.yaml.example
 	install -m 0644 schema/job-v1.schema.json $(SHAREDIR)/job-v1.schema.json
 	install -m 0644 config/herald.desktop $(APPDIR)/herald.desktop
@@ -181,10 +187,11 @@ install-built: man
 ## Your spool (~/.local/state/herald) and configuration (~/.config/herald) stay.
 uninstall:
 	rm -f $(BINDIR)/herald $(BINDIR)/heraldd $(BINDIR)/herald-loop-db $(UNITDIR)/heraldd.service $(APPDIR)/herald.desktop
+	rm -f $(HELPERDIR)/herald-wake $(UNITDIR)/herald-wake.service
 	rm -f $(SHAREDIR)/config.yaml.example $(SHAREDIR)/job-v1.schema.json
 	rm -f $(MANDIR)/herald.1 $(MANDIR)/heraldd.1
 	rm -f $(BASHDIR)/herald $(BASHDIR)/heraldd $(ZSHDIR)/_herald $(ZSHDIR)/_heraldd $(FISHDIR)/herald.fish $(FISHDIR)/heraldd.fish
-	@for dir in $(SHAREDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(UNITDIR) $(APPDIR) $(BINDIR) \
+	@for dir in $(HELPERDIR) $(DESTDIR)$(PREFIX)/lib $(SHAREDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(UNITDIR) $(APPDIR) $(BINDIR) \
 	    $(DESTDIR)$(PREFIX)/share/man $(DESTDIR)$(PREFIX)/share/bash-completion $(DESTDIR)$(PREFIX)/share/zsh \
 	    $(DESTDIR)$(PREFIX)/share/fish $(DESTDIR)$(PREFIX)/share/systemd $(DESTDIR)$(PREFIX)/share; do \
 	  rmdir "$$dir" 2>/dev/null || true; \

@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "herald-fuzz", targets: ["herald-fuzz"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-loop-db", targets: ["herald-loop-db"]),
+        .executable(name: "herald-wake", targets: ["herald-wake"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
@@ -91,6 +92,9 @@ let package = Package(
         .executableTarget(name: "herald-loop-db",
                           linkerSettings: [.linkedLibrary("sqlite3"),
                                            .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"], .when(configuration: .release))]),
+        // Holds the wake-from-suspend timer for heraldd where only it has CAP_WAKE_ALARM (README, "Alarms").
+        .executableTarget(name: "herald-wake",
+                          linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"], .when(configuration: .release))]),
         .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
         .executableTarget(name: "herald-fuzz", dependencies: ["HeraldCore", "HeraldFuzz"]),
         // The private bus, notify socket and process helpers of herald-bench and the end-to-end tests.

@@ -37,6 +37,15 @@ int herald_clock_change_fd(void) {
 
 int herald_clock_change_rearm(int fd) { return arm(fd); }
 
+int herald_wake_timer_create(void) { return timerfd_create(CLOCK_REALTIME_ALARM, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+int herald_wake_timer_arm(int fd, int64_t seconds, int64_t nanoseconds) {
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)seconds;
+    spec.it_value.tv_nsec = (long)nanoseconds;
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
 int herald_clock_change_read(int fd) {
     uint64_t expirations;
     ssize_t n = read(fd, &expirations, sizeof expirations);

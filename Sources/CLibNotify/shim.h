@@ -4,6 +4,9 @@
 #include <libnotify/notify.h>
 #include <gio/gio.h>
 
+/* From gio-unix-2.0's gunixfdlist.h, whose directory libnotify's pkg-config does not name. */
+extern gint g_unix_fd_list_get(GUnixFDList *list, gint index_, GError **error);
+
 /* Swift cannot import GLib's function-like macros or variadic functions.
  * These static inline wrappers expose exactly what HeraldNotify needs. */
 
@@ -131,6 +134,37 @@ static inline int herald_properties_changed_names(GVariant *parameters, const ch
     }
     g_variant_unref(invalidated);
     return found;
+}
+
+/// Subscribes to logind's PrepareForSleep signal on the system bus.
+static inline unsigned int herald_watch_prepare_for_sleep(GDBusConnection *connection, GDBusSignalCallback callback,
+                                                          void *user_data) {
+    return g_dbus_connection_signal_subscribe(connection, "org.freedesktop.login1", "org.freedesktop.login1.Manager",
+                                              "PrepareForSleep", "/org/freedesktop/login1", NULL,
+                                              G_DBUS_SIGNAL_FLAGS_NONE, callback, user_data, NULL);
+}
+
+/// Asks logind for an inhibitor lock (Inhibit(what, who, why, mode)), asynchronously; the
+/// answer comes to `callback` on the thread of the connection's main context.
+static inline void herald_logind_inhibit(GDBusConnection *connection, const char *what, const char *who, const char *why,
+                                         const char *mode, GAsyncReadyCallback callback, void *user_data) {
+    g_dbus_connection_call_with_unix_fd_list(connection, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                             "org.freedesktop.login1.Manager", "Inhibit",
+                                             g_variant_new("(ssss)", what, who, why, mode), G_VARIANT_TYPE("(h)"),
+                                             G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL, callback, user_data);
+}
+
+/// The descriptor of an Inhibit answer (the caller owns it), or -1 with `error` set.
+static inline int herald_logind_inhibit_finish(GDBusConnection *connection, GAsyncResult *result, GError **error) {
+    GUnixFDList *fds = NULL;
+    GVariant *reply = g_dbus_connection_call_with_unix_fd_list_finish(connection, &fds, result, error);
+    if (reply == NULL) { if (fds) g_object_unref(fds); return -1; }
+    gint32 index = -1;
+    g_variant_get(reply, "(h)", &index);
+    g_variant_unref(reply);
+    int fd = (fds != NULL && index >= 0) ? g_unix_fd_list_get(fds, index, error) : -1;
+    if (fds) g_object_unref(fds);
+    return fd;
 }
 
 #endif

@@ -34,6 +34,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private let actionHandler = ActionHandlerBox()
     private let busHandlers = BusHandlersBox()
     private let serverHandlers = ServerHandlersBox()
+    /// logind on the system bus, for inhibitor locks and sleep signals (GLib thread only).
+    private var logind: Logind?
     /// The session bus connection being watched (GLib thread only).
     private var watchedConnection: OpaquePointer?  // GDBusConnection *
 
@@ -43,6 +45,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         sounds = SoundPlayer(logger: logger)
         glib = GLibThread()
         glib.sync { _ = notify_init(NotificationRequest.appName) }
+        glib.sync { [self] in logind = Logind(logger: logger) }
         // libnotify warns on stderr for each signal it cannot place (a server may send any
         // number): those go to the log at debug level instead.
         let levels = G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue | G_LOG_LEVEL_INFO.rawValue | G_LOG_LEVEL_DEBUG.rawValue
@@ -234,6 +237,11 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }, me)
     }
 
+    /// Reports logind's PrepareForSleep (true: going to sleep; false: resumed), on the GLib thread.
+    public func onSleep(_ report: @escaping @Sendable (Bool) -> Void) {
+        glib.run { [self] in logind?.watchSleep(report) }
+    }
+
     /// Button presses and closings are reported here, on the GLib thread.
     public func onEvent(_ handler: @escaping @Sendable (PopupEvent) -> Void) {
         actionHandler.set(handler)
@@ -302,7 +310,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         notify_notification_set_category(notification, request.category)
         notify_notification_set_timeout(notification, request.expiry.milliseconds)
         notify_notification_set_hint(notification, "desktop-entry", g_variant_new_string(NotificationRequest.desktopEntry))
-        let serverPlays = traits?.playsSound ?? capabilities?.contains("sound") ?? false
+        // A ringing popup's sound loops here, never on the server (which would play it once).
+        let serverPlays = request.ringFor == nil && (traits?.playsSound ?? capabilities?.contains("sound") ?? false)
         switch request.sound {
         case .themed(let name)? where serverPlays: notify_notification_set_hint(notification, "sound-name", g_variant_new_string(name))
         // heraldd plays it: the server is told not to, so the sound is heard once.
@@ -331,7 +340,13 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             popups.assign(popup, job: request.jobID, occurrence: request.occurrence)
             // Most servers ignore the sound hints (dunst and mako decline to play them): a theme
             // sound is played here unless the server plays sounds; a file always is.
-            if let sound = request.sound, sound.isFile || !serverPlays {
+            popup.ringing?.end()
+            popup.ringing = nil
+            if request.ringFor != nil {
+                let ringing = Ringing(sounds: sounds, loop: request.sound.map { sounds.startLoop($0, description: request.summary, jobID: request.jobID) })
+                popup.ringing = ringing
+                logind?.inhibitIdle(why: "An alarm is ringing") { fd in ringing.hold(inhibitor: fd) }
+            } else if let sound = request.sound, sound.isFile || !serverPlays {
                 sounds.play(sound, description: request.summary, jobID: request.jobID)
             }
             return .success(())

@@ -1,4 +1,5 @@
 import CLibNotify
+import Glibc
 import HeraldCore
 
 /// One notification Herald showed and the server still has: the one owner of everything that
@@ -17,6 +18,8 @@ final class ShownPopup {
     var pushedOut = false
     /// A button of it was reported already (GNOME Shell emits ActionInvoked twice).
     var acted = false
+    /// Its ringing (an alarm's looping sound and idle inhibitor), which ends with it.
+    var ringing: Ringing?
 
     init(_ notification: UnsafeMutablePointer<NotifyNotification>, jobID: String, occurrence: Instant) {
         self.notification = notification
@@ -26,12 +29,42 @@ final class ShownPopup {
 
     /// libnotify's `notify_notification_close`: asks the server to take it off the screen.
     func close() {
+        ringing?.end()
         var error: UnsafeMutablePointer<GError>? = nil
         _ = notify_notification_close(notification, &error)
         if let error { g_error_free(error) }
     }
 
-    deinit { herald_notification_unref(notification) }
+    deinit {
+        ringing?.end()
+        herald_notification_unref(notification)
+    }
+}
+
+/// What a ringing popup holds: its sound played again and again, and logind's idle inhibitor
+/// (the screen stays on). Both end together, when the popup does (`ShownPopup` ends it wherever
+/// it goes: a button, a close, the server leaving, heraldd letting it go). GLib thread only.
+final class Ringing {
+    private let sounds: SoundPlayer
+    private let loop: UInt64?
+    private var inhibitor: Int32 = -1
+    private(set) var ended = false
+
+    init(sounds: SoundPlayer, loop: UInt64?) { self.sounds = sounds; self.loop = loop }
+
+    /// The inhibitor's descriptor came: kept until the end (closed at once if that was already).
+    func hold(inhibitor fd: Int32) {
+        if ended { Glibc.close(fd) } else { inhibitor = fd }
+    }
+
+    func end() {
+        guard !ended else { return }
+        ended = true
+        if let loop { sounds.stopLoop(loop) }
+        if inhibitor >= 0 { Glibc.close(inhibitor); inhibitor = -1 }
+    }
+
+    deinit { end() }
 }
 
 /// The popups on screen, oldest first, with their indexes: the one place a popup is added and
@@ -70,6 +103,7 @@ struct ShownPopups {
 
     /// Takes `popup` out of every index; it is released when the last reference goes.
     mutating func remove(_ popup: ShownPopup) {
+        popup.ringing?.end()
         guard let k = live.firstIndex(where: { $0 === popup }) else { return }
         live.remove(at: k)
         byNotification.removeValue(forKey: popup.notification)
@@ -78,5 +112,8 @@ struct ShownPopups {
     }
 
     /// Lets every popup go (the server that showed them left).
-    mutating func removeAll() { self = ShownPopups() }
+    mutating func removeAll() {
+        for popup in live { popup.ringing?.end() }
+        self = ShownPopups()
+    }
 }

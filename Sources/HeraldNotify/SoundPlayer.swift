@@ -2,6 +2,7 @@ import CCanberra
 import Dispatch
 import HeraldCore
 import Logging
+import Synchronization
 
 /// Plays popup sounds through libcanberra on a serial queue of its own, so that nothing about
 /// a sound (a file that cannot be read, a slow sound server: `ca_context_play` waits for the
@@ -21,27 +22,81 @@ final class SoundPlayer: @unchecked Sendable {
     /// Files being played, by play id: closed when their sound ends.
     private var playing: [UInt32: SoundFile] = [:]
     private var unavailableLogged = false
+    /// Sounds played again and again (a ringing alarm's), by token: the play under way, and
+    /// when it started.
+    private var loops: [UInt64: Loop] = [:]
+    private struct Loop {
+        var sound: Sound
+        var description: String
+        var jobID: String
+        var playing: UInt32?
+        var startedAt: DispatchTime
+    }
+    private let nextLoop = Mutex<UInt64>(0)
 
     init(logger: Logger) { self.logger = logger }
 
     /// Plays `sound` later, on the sound queue; returns at once.
     func play(_ sound: Sound, description: String, jobID: String) {
-        queue.async { [self] in playOnQueue(sound, description: description, jobID: jobID) }
+        queue.async { [self] in _ = playOnQueue(sound, description: description, jobID: jobID) }
     }
 
-    private func playOnQueue(_ sound: Sound, description: String, jobID: String) {
+    /// Plays `sound` again and again, each time it ends, until `stopLoop` with the token
+    /// returned (at most once a second, however short the sound).
+    func startLoop(_ sound: Sound, description: String, jobID: String) -> UInt64 {
+        let token = nextLoop.withLock { $0 += 1; return $0 }
+        queue.async { [self] in
+            loops[token] = Loop(sound: sound, description: description, jobID: jobID, playing: nil, startedAt: .now())
+            playLoop(token)
+        }
+        return token
+    }
+
+    /// Stops a loop at once: the sound playing now is cut off.
+    func stopLoop(_ token: UInt64) {
+        queue.async { [self] in
+            guard let loop = loops.removeValue(forKey: token) else { return }
+            if let id = loop.playing, let context { _ = ca_context_cancel(context, id) }
+            logger.debug("Ringing stopped", metadata: ["job.id": "\(loop.jobID)"])
+        }
+    }
+
+    private func playLoop(_ token: UInt64) {
+        guard var loop = loops[token] else { return }
+        loop.startedAt = .now()
+        loop.playing = playOnQueue(loop.sound, description: loop.description, jobID: loop.jobID)
+        // A sound that cannot be played ends the loop (it would fail the same way each time).
+        if loop.playing == nil { loops[token] = nil } else { loops[token] = loop }
+    }
+
+    /// A play ended (sound queue): a loop's plays again, unless it was cut off or failed.
+    private func ended(_ id: UInt32, code: Int32) {
+        playing[id] = nil
+        guard let (token, loop) = loops.first(where: { $0.value.playing == id }) else { return }
+        guard code == 0 else {
+            loops[token] = nil
+            return
+        }
+        let soonest = loop.startedAt + .seconds(1)
+        if DispatchTime.now() >= soonest { return playLoop(token) }
+        loops[token]?.playing = nil
+        queue.asyncAfter(deadline: soonest) { [self] in if loops[token] != nil, loops[token]?.playing == nil { playLoop(token) } }
+    }
+
+    /// Starts `sound` (sound queue); its play id, or nil when it could not start.
+    private func playOnQueue(_ sound: Sound, description: String, jobID: String) -> UInt32? {
         var file: SoundFile?
         if case .file(let path) = sound {
             do throws(SoundFileError) { file = try SoundFile(path: path) } catch {
                 // The reason at notice; the path (it may name the user) at debug only.
                 logger.notice("Cannot play the popup's sound file", metadata: ["job.id": "\(jobID)", "error": "\(error.reason)"])
                 logger.debug("Sound file refused", metadata: ["job.id": "\(jobID)", "path": "\(path)"])
-                return
+                return nil
             }
         }
-        guard let context = openContext() else { return }
+        guard let context = openContext() else { return nil }
         var list: OpaquePointer? = nil
-        guard ca_proplist_create(&list) == 0, let list else { return unavailable("cannot make a property list") }
+        guard ca_proplist_create(&list) == 0, let list else { unavailable("cannot make a property list"); return nil }
         defer { ca_proplist_destroy(list) }
         switch sound {
         case .themed(let name): ca_proplist_sets(list, CA_PROP_EVENT_ID, name)
@@ -53,15 +108,17 @@ final class SoundPlayer: @unchecked Sendable {
         nextID = nextID == UInt32.max ? 1 : nextID + 1
         if let file { playing[id] = file }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let code = ca_context_play_full(context, id, list, { _, id, _, data in
+        let code = ca_context_play_full(context, id, list, { _, id, code, data in
             let player = Unmanaged<SoundPlayer>.fromOpaque(data!).takeUnretainedValue()
-            player.queue.async { player.playing[id] = nil }
+            player.queue.async { player.ended(id, code: code) }
         }, me)
         if code != 0 {
             // No finish callback follows a failed start: the file is closed here.
             playing[id] = nil
             unavailable(String(cString: ca_strerror(code)))
+            return nil
         }
+        return id
     }
 
     private func openContext() -> OpaquePointer? {

@@ -87,6 +87,7 @@ struct DoctorChecks {
             checks.append(v.ok ? .pass("synced calendar", v.detail) : .fail("synced calendar", v.detail, fix: v.fix ?? ""))
         }
         checks += checkCalendars(resolved.spool)
+        if let wake = checkWake(resolved.spool) { checks.append(wake) }
         return checks
     }
 
@@ -217,6 +218,19 @@ struct DoctorChecks {
             return .fail("daemon", detail, fix: "see the notification server check; 'journalctl --user -u heraldd' has the details")
         }
         return .pass("daemon", detail)
+    }
+
+    /// Whether alarms can wake the machine from suspend (heraldd says in status.json).
+    func checkWake(_ spool: Spool) -> DoctorCheck? {
+        guard SpoolLock.runningDaemon(spool) != nil,
+              let status = (try? FileSystem.read(spool.statusPath, limit: 1 << 20)).flatMap({ DaemonStatus(json: $0) }),
+              let line = status.wakeLine else { return nil }
+        guard status.wakeHolder != nil else {
+            // A failure only when a job needs it; else a note with the fix.
+            if status.wakeAt != nil { return .fail("wake from suspend", line, fix: DaemonStatus.wakeFix(helper: installedHelper("herald-wake").found ?? "/usr/lib/herald/herald-wake")) }
+            return .pass("wake from suspend", line + " (no pending alarm needs it; to make it available: " + DaemonStatus.wakeFix(helper: installedHelper("herald-wake").found ?? "/usr/lib/herald/herald-wake") + ")")
+        }
+        return .pass("wake from suspend", line)
     }
 
     /// Each calendar source as heraldd last planned it: over its share, unreadable, or not answering.

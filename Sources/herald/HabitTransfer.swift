@@ -164,18 +164,25 @@ extension Herald.HabitCommand {
     }
 }
 
-/// Finds `herald-loop-db`: beside herald (a build folder, /usr/bin), in ../lib/herald, or on PATH.
+/// Where a program installed with herald may be: beside herald (a build folder, /usr/bin), in
+/// ../lib/herald, or on PATH; the first that can run, and the places looked in.
+func installedHelper(_ name: String) -> (found: String?, candidates: [String]) {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    var candidates: [String] = []
+    if n > 0 {
+        let dir = parentDirectory(of: String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        candidates += [dir + "/" + name, parentDirectory(of: dir) + "/lib/herald/" + name]
+    }
+    for dir in (Environment.current()["PATH"] ?? "").split(separator: ":") { candidates.append(dir + "/" + name) }
+    return (candidates.first { access($0, X_OK) == 0 }, candidates)
+}
+
+/// Finds `herald-loop-db` (`installedHelper`).
 enum LoopReader {
     static func path() throws -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        var candidates: [String] = []
-        if n > 0 {
-            let dir = parentDirectory(of: String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            candidates += [dir + "/herald-loop-db", parentDirectory(of: dir) + "/lib/herald/herald-loop-db"]
-        }
-        for dir in (Environment.current()["PATH"] ?? "").split(separator: ":") { candidates.append(dir + "/herald-loop-db") }
-        if let found = candidates.first(where: { access($0, X_OK) == 0 }) { return found }
+        let (found, candidates) = installedHelper("herald-loop-db")
+        if let found { return found }
         throw CLIError.failure("herald-loop-db, which reads Loop backups, is not installed beside herald (looked in \(candidates.prefix(2).joined(separator: ", ")) and PATH)")
     }
 

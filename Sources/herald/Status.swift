@@ -50,6 +50,11 @@ extension Herald {
                 ]
                 f.append(("notifier", status.map { .string($0.notifier) } ?? .null))
                 let live = pid != nil ? status : nil
+                f.append(("wakeFromSuspend", .object([
+                    ("available", .bool(live?.wakeHolder != nil)), ("holder", live?.wakeHolder.map { .string($0) } ?? .null),
+                    ("problem", live?.wakeProblem.map { .string($0) } ?? .null),
+                    ("next", live?.wakeAt.map { .string(ISO8601.format($0, in: ctx.zone)) } ?? .null),
+                ])))
                 f.append(("server", live?.server.map { .string($0) } ?? .null))
                 f.append(("doNotDisturb", .object([
                     ("on", .bool(live?.doNotDisturb != nil)), ("source", live?.doNotDisturb.map { .string($0) } ?? .null),
@@ -107,6 +112,10 @@ extension Herald {
                         sayStyled(line)
                     } else {
                         sayStyled("notifications: \(Style.paint("ok", .green))" + (status.server.map { " (\(TextSafety.visible($0)))" } ?? ""))
+                    }
+                    if let wake = status.wakeLine {
+                        sayStyled("wake from suspend: " + (status.wakeHolder == nil ? Style.paint("unavailable", .yellow) + TextSafety.visible(String(wake.dropFirst("unavailable".count)))
+                                                                                    + " (fix: \(DaemonStatus.wakeFix(helper: installedHelper("herald-wake").found ?? "/usr/lib/herald/herald-wake")))" : TextSafety.visible(wake)))
                     }
                     if let source = status.doNotDisturb {
                         var line = "do not disturb: \(Style.paint("on", .yellow)), from \(TextSafety.visible(source))"

@@ -80,6 +80,8 @@ final class Daemon: @unchecked Sendable {
     /// The calendar sources as `CalendarSync` last told them (for status.json).
     private var calendarStatus: [CalendarSourceStatus] = []
     private let systemd: ServiceNotifier
+    /// The timer that wakes the machine from suspend for alarms and `wake` jobs.
+    private let wakeAlarm: WakeAlarm
     private var sentServiceStatus = ""
     private var serviceStatusSentAt = DispatchTime(uptimeNanoseconds: 0)
     private var serviceStatusDue = false
@@ -101,6 +103,7 @@ final class Daemon: @unchecked Sendable {
         self.calendars = CalendarSync(spool: settings.spool, localZone: TimeZoneRules.local(environment: settings.environment), logger: logger,
                                       readDeadline: deadline ?? .seconds(30))
         self.systemd = ServiceNotifier(environment: settings.environment)
+        self.wakeAlarm = WakeAlarm(socketPath: WakeAlarm.socketPath(settings.environment), logger: logger)
     }
 
     /// Starts, then serves until SIGTERM or SIGINT (a clean stop, status 0); SIGHUP reloads
@@ -189,7 +192,18 @@ final class Daemon: @unchecked Sendable {
                 }
             })
         }
+        wakeAlarm.onChange { [weak self] in
+            guard let self else { return }
+            queue.async { [self] in writeStatus() }
+        }
         clockWatcher = try ClockChangeWatcher(queue: queue) { [unowned self] in send(.clockChanged) }
+        if let libnotify = notifier as? LibNotifyNotifier {
+            libnotify.onSleep { [weak self] sleeping in
+                guard let self else { return }
+                if sleeping { return logger.info("The machine is going to sleep") }
+                post(.resumed)
+            }
+        }
         let localtime = settings.environment["HERALD_LOCALTIME"] ?? "/etc/localtime"
         zoneWatcher = try? LocaltimeWatcher(path: localtime, queue: queue) { [unowned self] in localtimeChanged(localtime) }
         // jobs/ is listed here; new/ is read and filed on the intake queues.
@@ -266,6 +280,7 @@ final class Daemon: @unchecked Sendable {
                                         "version": "\(HeraldVersion.string)"])
         startWatchdog()
         startMaintenance()
+        findWakers()
     }
 
     /// Carries out the engine's effects, then refreshes status.json and systemd's status line.
@@ -323,6 +338,8 @@ final class Daemon: @unchecked Sendable {
                 calendars.writeBack(change)
             case .armTimer(let wake):
                 rearm(wake)
+            case .armWake(let instant):
+                wakeAlarm.arm(instant)
             }
         }
         writeStatus()
@@ -478,6 +495,16 @@ final class Daemon: @unchecked Sendable {
 
     /// Prunes old records, and rewrites the document pack when it is missing or mostly stale,
     /// now and once a day, off the scheduler's queue.
+    /// The jobs that wake the machine, among those pending at start (jobs taken in later are
+    /// known from their intake): read from the document pack, off the scheduler's queue.
+    private func findWakers() {
+        let (spool, kinds) = (settings.spool, engine.config.alarms.wakeKinds)
+        background.async { [self] in
+            guard let found = JobDocPack(spool: spool).wakeFields(kinds: kinds) else { return }
+            if !found.isEmpty { post(.wakersFound(found)) }
+        }
+    }
+
     private func startMaintenance() {
         let source = DispatchSource.makeTimerSource(queue: queue)
         source.schedule(wallDeadline: .now(), repeating: .seconds(86_400), leeway: .seconds(60))
@@ -557,6 +584,13 @@ final class Daemon: @unchecked Sendable {
                                   notifier: settings.notifierName, pending: engine.pendingCount)
         status.server = engine.serverTraits?.label
         status.calendars = calendarStatus
+        let wake = wakeAlarm.current
+        switch wake.holder {
+        case .heraldd: status.wakeHolder = "heraldd"
+        case .helper: status.wakeHolder = "herald-wake"
+        case .nobody(let why): status.wakeProblem = why
+        }
+        status.wakeAt = wake.at
         if let dnd = engine.desktopQuiet {
             status.doNotDisturb = dnd.source
             status.doNotDisturbSince = dnd.since

@@ -27,7 +27,7 @@ struct ConfigTests {
 
     @Test func theDefaultTemplatesAreValid() throws {
         let d = HeraldConfig().templates
-        #expect(HeraldConfig.Templates.names == ["reminder", "headsUp", "arrival", "habit", "calendar"])
+        #expect(HeraldConfig.Templates.names == ["reminder", "headsUp", "arrival", "habit", "calendar", "alarm"])
         for name in HeraldConfig.Templates.names {
             for template in [d[name].summary, d[name].body] {
                 #expect(try Template(template.source, extra: HeraldConfig.Templates.extraPlaceholders(name)) == template, "\(template.source)")
@@ -216,6 +216,8 @@ struct ConfigTests {
             "spool": "/env/spool", "log.level": "debug", "catchUp.grace": "2h", "limits.retention": "30d", "limits.jobs": "5",
             "popups.snoozeChoices": "3m", "popups.maxRepeats": "2", "popups.summaryAfter": "4",
             "quietHours": "21:00-06:00", "quietWithDesktop": "false", "habits.weekStart": "sunday",
+            "alarms.snooze": "4m", "alarms.ringFor": "3m", "alarms.autoSnooze": "1", "alarms.wakeAhead": "2m",
+            "alarms.duringQuiet": "hold", "alarms.wake": "alarm, reminder",
         ]
         for key in ConfigLoader.keys where key.hasPrefix("templates.") { values[key] = "env " + key }
         for key in ConfigLoader.keys where key.hasPrefix("popups.expire.") { values[key] = "10s" }
@@ -237,6 +239,8 @@ struct ConfigTests {
         #expect(alone.templates["headsUp"].body.source == "env templates.headsUp.body")
         #expect(alone.calendars == [.init(path: "/env/cal", writeBack: true), .init(path: "/home/ada/env-synced", writeBack: true)])
         #expect(alone.syncCalendar == "/home/ada/env-synced" && alone.syncByDefault)
+        #expect(alone.alarms.snooze == .minutes(4) && alone.alarms.ringFor == .minutes(3) && alone.alarms.autoSnooze == 1)
+        #expect(alone.alarms.wakeAhead == .minutes(2) && !alone.alarms.ringsWhenQuiet && alone.alarms.wakeKinds == [.alarm, .reminder])
         #expect(alone != HeraldConfig())
     }
 

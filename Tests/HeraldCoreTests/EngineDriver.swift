@@ -28,6 +28,9 @@ final class EngineDriver {
     private(set) var effects: [EngineEffect] = []
     /// What the timer is armed for.
     private(set) var armed: Instant?
+    /// The wake-from-suspend instant last asked for, and how often it was asked.
+    private(set) var wakeArmed: Instant?
+    private(set) var wakeArms = 0
     /// Popups the engine asked to close, and pages it asked to open.
     private(set) var closed: [String] = []
     private(set) var opened: [String] = []
@@ -75,6 +78,7 @@ final class EngineDriver {
                     events += read + rereadOnceWritten(read)
                 case .file(let plan): events.append(worker.file(plan, now: clock.now))
                 case .armTimer(let wake): armed = wake
+                case .armWake(let instant): wakeArmed = instant; wakeArms += 1
                 case .close(let id): closed.append(id)
                 case .open(let url): opened.append(url)
                 case .writeBack(let change): writtenBack.append(change)

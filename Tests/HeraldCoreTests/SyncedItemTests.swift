@@ -96,7 +96,7 @@ struct SyncedItemTests {
         var two = Job(kind: .reminder, every: "Mon 09:00", text: "x")
         two.every.append("Fri 17:00")
         #expect(refusal(two) == "a synced job takes one 'every' schedule, not 2: one calendar item has one RRULE")
-        #expect(refusal(Job(kind: .habit, every: "daily", text: "Water")) == "only reminders, timers and deliveries can be synced, not a habit")
+        #expect(refusal(Job(kind: .habit, every: "daily", text: "Water")) == "only reminders, timers, alarms and deliveries can be synced, not a habit")
     }
 
     @Test func textIsEscapedAndFoldedAndReadsBackTheSame() throws {

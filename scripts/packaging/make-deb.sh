@@ -30,7 +30,7 @@ die() { echo "make-deb: $*" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps dpkg-gencontrol dpkg-parsechangelog strip readelf gzip; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool is missing: run scripts/dev/install-deps.sh deb"
 done
-for bin in herald heraldd herald-loop-db; do
+for bin in herald heraldd herald-loop-db herald-wake; do
   [ -x "$BUILD_DIR/$bin" ] || die "no $BUILD_DIR/$bin: build first (make release), or set BUILD_DIR"
 done
 
@@ -39,9 +39,11 @@ done
 if nm "$BUILD_DIR/heraldd" 2>/dev/null | grep -q -e '20FoundationEssentials' -e '10Foundation' -e '17_StringProcessing'; then
   die "$BUILD_DIR/heraldd links Foundation or _StringProcessing: see BENCHMARKS.md, \"Installed size\""
 fi
-if nm "$BUILD_DIR/herald-loop-db" 2>/dev/null | grep -q 'swift_'; then
-  die "$BUILD_DIR/herald-loop-db links the Swift runtime: build it with 'make release' (the C compiler), not SwiftPM"
-fi
+for helper in herald-loop-db herald-wake; do
+  if nm "$BUILD_DIR/$helper" 2>/dev/null | grep -q 'swift_'; then
+    die "$BUILD_DIR/$helper links the Swift runtime: build it with 'make release' (the C compiler), not SwiftPM"
+  fi
+done
 
 upstream=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/HeraldModel/System/HeraldVersion.swift)
 [ -n "$upstream" ] || die "cannot read the version from Sources/HeraldModel/System/HeraldVersion.swift"
@@ -83,8 +85,10 @@ install -d "$root/usr/bin" "$root/usr/lib/herald" "$root/usr/lib/systemd/user" \
 install -m 0755 "$BUILD_DIR/herald" "$BUILD_DIR/heraldd" "$root/usr/bin/"
 # Only herald runs it (`herald habit import`); herald looks beside itself, then in ../lib/herald.
 install -m 0755 "$BUILD_DIR/herald-loop-db" "$root/usr/lib/herald/"
+# The one program given CAP_WAKE_ALARM (by the postinst: dpkg keeps no file capabilities).
+install -m 0755 "$BUILD_DIR/herald-wake" "$root/usr/lib/herald/"
 # As dh_strip does for executables: the debug information goes, the symbol table too.
-for bin in "$root/usr/bin/herald" "$root/usr/bin/heraldd" "$root/usr/lib/herald/herald-loop-db"; do
+for bin in "$root/usr/bin/herald" "$root/usr/bin/heraldd" "$root/usr/lib/herald/herald-loop-db" "$root/usr/lib/herald/herald-wake"; do
   strip --remove-section=.comment --remove-section=.note "$bin"
 done
 [ "$("$root/usr/bin/herald" --version)" = "$upstream" ] || die "the stripped herald does not run"
@@ -95,6 +99,11 @@ unit=$root/usr/lib/systemd/user/heraldd.service
 sed -e 's|%h/.local/bin/heraldd|/usr/bin/heraldd|' -e '/^#   make install /d' systemd/heraldd.service > "$unit"
 grep -qx 'ExecStart=/usr/bin/heraldd' "$unit" || die "systemd/heraldd.service has no ExecStart=%h/.local/bin/heraldd to rewrite"
 chmod 0644 "$unit"
+wake_unit=$root/usr/lib/systemd/user/herald-wake.service
+sed -e 's|%h/.local/lib/herald/herald-wake|/usr/lib/herald/herald-wake|' -e '/^#   make install /d' -e '/^#   sudo setcap /d' \
+  systemd/herald-wake.service > "$wake_unit"
+grep -qx 'ExecStart=/usr/lib/herald/herald-wake' "$wake_unit" || die "systemd/herald-wake.service has no ExecStart= to rewrite"
+chmod 0644 "$wake_unit"
 
 install -m 0644 config/config.yaml "$root/usr/share/herald/config.yaml.example"
 install -m 0644 schema/job-v1.schema.json "$root/usr/share/herald/job-v1.schema.json"
@@ -129,6 +138,7 @@ for bin in debian/$pkg/usr/bin/* debian/$pkg/usr/lib/herald/*; do
 done
 echo "misc:Depends=" > debian/$pkg.substvars
 install -d -m 0755 debian/$pkg/DEBIAN
+install -m 0755 "$repo/$meta/postinst" debian/$pkg/DEBIAN/postinst
 # (The binaries carry SwiftPM's RUNPATH $ORIGIN, which dpkg-shlibdeps warns about and lintian
 # accepts; heraldd's warning about libgdk_pixbuf comes from libnotify's pkg-config flags.)
 # shellcheck disable=SC2086

@@ -19,6 +19,14 @@ int herald_clock_change_rearm(int fd);
 /// (EAGAIN or an expiry), -1 on another error.
 int herald_clock_change_read(int fd);
 
+/// A CLOCK_REALTIME_ALARM timerfd (non-blocking, close-on-exec): one that wakes the machine
+/// from suspend. Needs CAP_WAKE_ALARM. Returns the fd, or -1 with errno.
+int herald_wake_timer_create(void);
+
+/// Arms it for the absolute wall-clock instant `seconds`.`nanoseconds` (both 0: disarms).
+/// Needs CAP_WAKE_ALARM at every call. Returns 0, or -1 with errno.
+int herald_wake_timer_arm(int fd, int64_t seconds, int64_t nanoseconds);
+
 /// Returns memory malloc holds but no longer uses to the system (malloc_trim(3)).
 void herald_release_free_memory(void);
 

@@ -22,6 +22,7 @@ public enum ConfigLoader {
         "spool", "log.level", "catchUp.grace", "limits.retention", "limits.jobs",
         "popups.snoozeChoices", "popups.maxRepeats", "popups.summaryAfter", "popups.sound.repeating",
         "quietHours", "quietWithDesktop", "habits.weekStart",
+        "alarms.snooze", "alarms.ringFor", "alarms.autoSnooze", "alarms.wakeAhead", "alarms.duringQuiet", "alarms.wake",
     ] + Job.Kind.allCases.flatMap(\.configKeys)
 
     /// The mappings that hold keys: every key's prefix (checked against `keys` by ConfigTests).
@@ -29,7 +30,7 @@ public enum ConfigLoader {
     /// instructions of a `herald remind` with a config file (BENCHMARKS.md, "Configuration: one reader").
     static let sections: [String] = [
         "profile", "defaults", "templates", "calendars", "sync", "log", "catchUp", "limits",
-        "popups", "popups.expire", "popups.sound", "habits",
+        "popups", "popups.expire", "popups.sound", "habits", "alarms",
     ] + HeraldConfig.Templates.names.map { "templates." + $0 }
 
     /// `$HERALD_CONFIG`, else `$XDG_CONFIG_HOME/herald/config.yaml`, else `~/.config/herald/config.yaml`.
@@ -207,6 +208,47 @@ public enum ConfigLoader {
         if let s = try sound("popups.sound.repeating") { config.popups.repeatingSound = s }
     }
 
+    /// The `alarms.*` keys.
+    static func alarms(_ config: inout HeraldConfig, _ value: (String) -> (text: String, source: String)?) throws(ConfigError) {
+        func span(_ key: String, _ range: ClosedRange<Span>, _ keyPath: WritableKeyPath<HeraldConfig.Alarms, Span>) throws(ConfigError) {
+            guard let v = value(key) else { return }
+            guard let s = try? TimeSpan.parse(v.text) else { throw ConfigError("\(v.source): \"\(v.text)\" is not a time span such as 10m") }
+            guard range.contains(s) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is out of range: from \(TimeSpan.format(range.lowerBound)) to \(TimeSpan.format(range.upperBound))")
+            }
+            config.alarms[keyPath: keyPath] = s
+        }
+        try span("alarms.snooze", .seconds(1)...Span.seconds(86_400), \.snooze)
+        try span("alarms.ringFor", .seconds(1)...Span.seconds(86_400), \.ringFor)
+        try span("alarms.wakeAhead", .zero...Span.seconds(3600), \.wakeAhead)
+        if let v = value("alarms.autoSnooze") {
+            guard let n = Int(v.text.trimmingSpaces), (0...100).contains(n) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a whole number from 0 to 100")
+            }
+            config.alarms.autoSnooze = n
+        }
+        if let v = value("alarms.duringQuiet") {
+            switch v.text.trimmingSpaces {
+            case "ring": config.alarms.ringsWhenQuiet = true
+            case "hold": config.alarms.ringsWhenQuiet = false
+            default: throw ConfigError("\(v.source): \"\(v.text)\" is not ring or hold")
+            }
+        }
+        if let v = value("alarms.wake") {
+            var kinds = Set<Job.Kind>()
+            if v.text.trimmingSpaces != "none" {
+                for part in v.text.split(separator: ",") {
+                    let name = String(part).trimmingSpaces
+                    guard let kind = Job.Kind(rawValue: name) else {
+                        throw ConfigError("\(v.source): \"\(name)\" is not a kind (\(Job.Kind.allCases.map(\.rawValue).joined(separator: ", ")), or none)")
+                    }
+                    kinds.insert(kind)
+                }
+            }
+            config.alarms.wakeKinds = kinds
+        }
+    }
+
     /// `calendars.sources` (vdirs or .ics files, comma-separated) and `calendars.writeBack`
     /// (`all`, `none`, or some of those sources).
     static func calendars(_ config: inout HeraldConfig, _ value: (String) -> (text: String, source: String)?, home: String) throws(ConfigError) {
@@ -348,6 +390,7 @@ public enum ConfigLoader {
             config.spool = p
         }
         try popups(&config, value)
+        try alarms(&config, value)
         if let v = value("quietHours"), !v.text.isEmpty, v.text != "none" {
             guard let q = QuietHours(parsing: v.text) else {
                 throw ConfigError("\(v.source): \"\(v.text)\" is not a daily window such as 22:00-07:00 (start and end differ)")

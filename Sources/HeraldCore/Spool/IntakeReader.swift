@@ -48,7 +48,7 @@ public struct IntakeReader: Sendable {
             do {
                 let job = try Job.decode(bytes, localZone: request.localZone)
                 let first = try Self.firstOccurrence(of: job, request, now: now)
-                return .single(file: file, IntakeCandidate(id: job.id, kind: job.kind, first: first, mode: UInt32(mode)))
+                return .single(file: file, IntakeCandidate(id: job.id, kind: job.kind, first: first, mode: UInt32(mode), wake: job.wake))
             } catch {
                 return .refused(file: file, IntakeRefusal(reason: error.description, redacted: error.reason))
             }
@@ -110,7 +110,8 @@ public struct IntakeReader: Sendable {
         var start = 0
         repeat {
             let end = min(start + partSize, order.count)
-            var part = order[start..<end].map { IntakeCandidate(id: candidates[$0].id, kind: candidates[$0].kind, first: candidates[$0].first) }
+            var part = order[start..<end].map { IntakeCandidate(id: candidates[$0].id, kind: candidates[$0].kind, first: candidates[$0].first,
+                                                                           wake: candidates[$0].wake) }
             // Read in file order (the part's lines are usually a few stretches), kept in due order.
             let byOffset = (0..<part.count).sorted { order[start + $0] < order[start + $1] }
             var k = 0
@@ -242,7 +243,7 @@ public struct IntakeReader: Sendable {
                     return checked.problem(.init(line: line.number, message: "the file grew past 1 GiB while it was read", redacted: "file too large"))
                 }
                 if id == nil { checked.unnamed.append((checked.candidates.count, line.number)) }
-                checked.candidates.append(CheckedLine(id: id, first: firstTime, hash: Self.hash(line.bytes), offset: at, length: length, kind: job.kind))
+                checked.candidates.append(CheckedLine(id: id, first: firstTime, hash: Self.hash(line.bytes), offset: at, length: length, kind: job.kind, wake: job.wake))
             } catch {
                 checked.problem(.init(line: line.number, message: error.description, redacted: error.reason))
             }
@@ -275,6 +276,7 @@ public struct IntakeReader: Sendable {
         var offset: UInt32
         var length: UInt32
         var kind: Job.Kind
+        var wake: Bool?
     }
 
     /// FNV-1a of a line: enough to see that the bytes read again are the bytes checked.

@@ -108,8 +108,33 @@ public struct HeraldConfig: Sendable, Equatable {
         public init() {}
     }
 
+    /// How alarms ring, and which jobs wake the machine from suspend (`alarms.*`).
+    public struct Alarms: Sendable, Equatable {
+        /// How long an alarm's Snooze puts it off (`alarms.snooze`).
+        public var snooze: Span = .minutes(10)
+        /// How long an alarm rings unanswered before it is recorded `unanswered` and snoozes
+        /// itself (`alarms.ringFor`).
+        public var ringFor: Span = .minutes(10)
+        /// How often an unanswered alarm snoozes itself before it gives up (`alarms.autoSnooze`).
+        public var autoSnooze = 3
+        /// How long before a waking job's time the machine is woken, so the session is back
+        /// when it fires (`alarms.wakeAhead`).
+        public var wakeAhead: Span = .seconds(60)
+        /// Whether an alarm rings in quiet hours and the desktop's do-not-disturb, as a
+        /// phone's does (`alarms.duringQuiet: ring`), or is held like any popup (`hold`).
+        public var ringsWhenQuiet = true
+        /// The kinds whose jobs wake the machine unless their `wake` says otherwise (`alarms.wake`).
+        public var wakeKinds: Set<Job.Kind> = [.alarm]
+        public init() {}
+
+        /// Whether `job` wakes the machine from suspend.
+        public func wakes(_ job: Job) -> Bool { job.wake ?? wakeKinds.contains(job.kind) }
+        public func wakes(kind: Job.Kind, wake: Bool?) -> Bool { wake ?? wakeKinds.contains(kind) }
+    }
+
     public var profile = Profile()
     public var popups = Popups()
+    public var alarms = Alarms()
     /// Daily quiet time (`quietHours`), in the local zone.
     public var quietHours: QuietHours?
     /// The desktop's do-not-disturb holds popups as quiet time does (`quietWithDesktop`).

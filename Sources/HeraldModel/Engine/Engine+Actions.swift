@@ -16,22 +16,15 @@ extension Engine {
         }
         switch pressed.action {
         case .snooze(let span):
-            guard let target = JobFileName.snoozed(id: id, pending: name(of: id), lastShown: pressed.occurrence, now: now,
-                                                   length: span ?? config.snooze) else { return [] }
-            logger.info("Snoozed", metadata: ["job.id": "\(id)", "until": "\(target.fireAt)"])
-            var effects = popup.map { [ending($0, .snoozed, now: now, note: "until \(target.fireAt)")] } ?? []
-            if let popup { effects += writeBack(popup, .snoozed(until: target.fireAt), now: now) }
-            if let pending = name(of: id) { return effects + [move(pending, to: target)] + tick(now: now) }
-            // A one-shot that finished comes back from done/.
-            ownNames.insert(target)
-            adopt(target)
-            effects.append(.spool(.restore(from: JobFileName(id: id, occurrence: pressed.occurrence), to: target)))
-            return effects + tick(now: now)
+            if popup != nil { rings.stop(id) }
+            let length = span ?? popup.map { $0.job.kind.rules.snoozeSpan(of: $0.job, config: config) } ?? config.snooze
+            return snooze(id, occurrence: pressed.occurrence, popup: popup, length: length, outcome: .snoozed, now: now) + tick(now: now)
         case .add(let amount):
             guard let popup, popup.job.target != nil, let name = name(of: id) else { return [] }
             update(id) { $0.popup = .adding(popup) }
             return [.load(LoadRequest(name: name, purpose: .action(.add(amount), occurrence: pressed.occurrence)))]
-        case .done, .gotIt, .dismiss, .body, .track:
+        case .done, .gotIt, .dismiss, .body, .track, .stop:
+            if popup != nil { rings.stop(id, answered: true) }
             var effects: [EngineEffect] = []
             if pressed.action == .track, let url = popup?.job.url { effects.append(.open(url: url)) }
             if let popup {
@@ -62,12 +55,33 @@ extension Engine {
             return f
         }
         guard let popup else { return [] }
+        rings.stop(id, answered: reason == .dismissed)
         if reason == .expired { return [ending(popup, .expired, now: now)] }
         // The server closed it to make room for a newer one (GNOME Shell keeps 3 per app): it was
         // seen as much as any; not acknowledged.
         if reason == .forRoom { return [ending(popup, .replaced, now: now, note: "closed by the server for room")] }
         return [ending(popup, .dismissed, now: now)] + acknowledge(popup, now: now) + writeBack(popup, .acknowledged, now: now)
             + tick(now: now)
+    }
+
+    /// Puts job `id` off for `length` from now (its popup of `occurrence`, if any, ends with
+    /// `outcome`): the button, or an alarm that rang unanswered.
+    mutating func snooze(_ id: String, occurrence: Instant, popup: Firing?, length: Span, outcome: HistoryRecord.Outcome,
+                         note: String? = nil, now: Instant) -> [EngineEffect] {
+        guard let target = JobFileName.snoozed(id: id, pending: name(of: id), lastShown: occurrence, now: now, length: length) else { return [] }
+        logger.info("Snoozed", metadata: ["job.id": "\(id)", "until": "\(target.fireAt)"])
+        var effects = popup.map { [ending($0, outcome, now: now, note: (note.map { $0 + "; " } ?? "") + "until \(target.fireAt)")] } ?? []
+        if let popup {
+            effects += writeBack(popup, .snoozed(until: target.fireAt), now: now)
+            noteWaker(id, kind: popup.job.kind, wake: popup.job.wake)  // a finished one-shot comes back
+        }
+        if let pending = name(of: id) { return effects + [move(pending, to: target)] }
+        // A one-shot that finished comes back from done/, under the name it finished with (a
+        // snoozed one's too).
+        ownNames.insert(target)
+        adopt(target)
+        effects.append(.spool(.restore(from: popup?.name ?? JobFileName(id: id, occurrence: occurrence), to: target)))
+        return effects
     }
 
     /// A repeating reminder was acknowledged: it stops repeating and moves on to its next

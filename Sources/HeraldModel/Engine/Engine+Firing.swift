@@ -142,6 +142,7 @@ extension Engine {
                 + takeUp(outbox.shown(.job(name.id)), now: now)
         }
         let firing = Firing(name: name, job: job, schedule: schedule, due: due)
+        noteWaker(name.id, kind: job.kind, wake: job.wake)
         let occurrence = DueOccurrence(job: job, schedule: schedule, name: name, habitLog: loaded.habitLog, weekStart: config.weekStart)
         if let log = loaded.habitLog { reportLogProblems(log, id: name.id) }
         let settled: [EngineEffect]
@@ -156,8 +157,8 @@ extension Engine {
             settled = settle(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
         } else if let skip = Self.passedWarning(occurrence, now: now) ?? job.kind.rules.skipReason(occurrence, now: now) {
             settled = settle(firing, outcome: .skipped, now: now, note: skip.note, resumeAfter: skip.resumeAfter)
-        } else if (job.urgency ?? config.urgency) != .critical && (wasGathered || quiet.isQuiet(at: now, zone: localZone))
-                    || crowd {
+        } else if !job.kind.rules.ringsWhenQuiet(job, config: config)
+                    && (!Self.showsWhenQuiet(job, config: config) && (wasGathered || quiet.isQuiet(at: now, zone: localZone)) || crowd) {
             // Quiet time, one of a crowd after a break, or more popups than the server keeps
             // (GNOME Shell: 3 per app, the oldest closed for room): kept for one summary popup.
             // The file keeps its name, so a restart meanwhile holds it again (never lost).
@@ -205,6 +206,7 @@ extension Engine {
                     if let previous = record.popup { effects.append(ending(previous.firing, .replaced, now: now)) }
                     update(id) { $0.phase = .idle; $0.popup = .onScreen(firing) }
                     notePopup(id)
+                    startRinging(firing, now: now)
                     effects += self.settle(firing, outcome: .shown, now: now)
                 }
             }
@@ -360,6 +362,13 @@ extension Engine {
         .spool(.appendHistory(HistoryRecord(time: now, id: f.name.id, kind: f.job.kind, role: f.schedule.role(of: f.name.occurrence),
                                             due: f.name.occurrence, outcome: outcome, title: HistoryRecord.title(of: f.job),
                                             note: note)))
+    }
+
+    /// Whether quiet time lets the job's popup through: a critical one does, except a kind
+    /// that rings and is configured to be held (`alarms.duringQuiet: hold`).
+    static func showsWhenQuiet(_ job: Job, config: HeraldConfig) -> Bool {
+        if job.kind.rules.ringsFor(job, config: config) != nil { return job.kind.rules.ringsWhenQuiet(job, config: config) }
+        return job.effectiveUrgency(config) == .critical
     }
 
     /// A warning whose occurrence is already due would only repeat it.

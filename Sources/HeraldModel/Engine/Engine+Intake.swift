@@ -19,6 +19,7 @@ extension Engine {
                 }
                 let target = JobFileName(id: id, occurrence: candidate.first)
                 accept(target)
+                noteWaker(id, kind: candidate.kind, wake: candidate.wake)
                 ownNames.insert(target)  // the move into jobs/ comes back from inotify
                 plan.moves.append(.init(file: name, name: target, fixMode: candidate.mode != 0o600))
                 logger.info("Job accepted", metadata: ["job.id": "\(id)", "job.kind": "\(candidate.kind.rawValue)",
@@ -53,6 +54,7 @@ extension Engine {
             guard let id = candidate.id, self.name(of: id) == nil else { skipped += 1; continue }
             let target = JobFileName(id: id, occurrence: candidate.first)
             accept(target)
+            if !config.alarms.wakeKinds.isEmpty || candidate.wake != nil { noteWaker(id, kind: candidate.kind, wake: candidate.wake) }
             plan.writes.append(.init(name: target, line: candidate.line))
             added += 1
         }

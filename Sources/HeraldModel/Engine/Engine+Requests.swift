@@ -5,6 +5,10 @@ extension Engine {
     mutating func request(_ request: ClientRequest, ticket: UInt64, now: Instant) -> [EngineEffect] {
         let id = request.id
         logger.info("Client request", metadata: ["job.id": "\(id)", "request": "\(request.verb)"])
+        // A ringing alarm stops at once: its popup holds the job it needs.
+        if case .ack = request, let stopped = stopRinging(id, note: "herald ack", now: now) {
+            return stopped + [.reply(ticket: ticket, .acknowledged(next: name(of: id)))] + tick(now: now)
+        }
         if let record = records[id], let name = record.name {
             guard !record.isFiling else {
                 return [.reply(ticket: ticket, .refused(ClientRefusal(.changed, "job '\(id)' is still being taken in; try again")))]

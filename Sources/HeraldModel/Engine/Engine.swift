@@ -31,6 +31,11 @@ public struct Engine: Sendable {
     var server = ServerView()
     /// The wake-up last asked of the shell.
     var armedWakeup = ArmedWakeup.neverAsked
+    /// Popups that ring (alarms), until when (Engine+Ringing.swift).
+    var rings = Rings()
+    /// The pending jobs that wake the machine from suspend, and the wake last asked for.
+    var wakers = Set<String>()
+    var armedWake = ArmedWakeup.asked(nil)  // heraldd starts with its wake timer disarmed
     /// Where ids for job files without one come from.
     var ids: SeededGenerator
 
@@ -80,7 +85,7 @@ public struct Engine: Sendable {
     }
 
     private func wakeup(due: Instant?) -> Instant? {
-        [due, outbox.retryAt, summary.wakeup].compactMap { $0 }.min()
+        [due, outbox.retryAt, summary.wakeup, rings.nextEnd].compactMap { $0 }.min()
     }
 
     /// The earliest due time of any scheduled job (for status), ignoring retries.
@@ -98,6 +103,12 @@ public struct Engine: Sendable {
         case .clockChanged:
             logger.notice("Clock changed; re-evaluating due times", metadata: ["now": "\(now)"])
             effects = tick(now: now, afterBreak: true)
+        case .resumed:
+            logger.notice("Resumed from sleep; re-evaluating due times", metadata: ["now": "\(now)"])
+            effects = tick(now: now, afterBreak: true)
+        case .wakersFound(let found):
+            for (id, kind, wake) in found where records[id]?.name != nil { noteWaker(id, kind: kind, wake: wake) }
+            effects = []
         case .intakeAppeared(let names):
             let visible = names.filter { !$0.hasPrefix(".") }
             effects = visible.isEmpty ? [] : [.readIntake(intakeRequest(visible))]
@@ -150,6 +161,13 @@ public struct Engine: Sendable {
             armedWakeup = .asked(wake)
             effects.append(.armTimer(wake))
         }
+        if !wakers.isEmpty || armedWake != .asked(nil) {
+            let machine = nextWake(now: now)
+            if armedWake != .asked(machine) {
+                armedWake = .asked(machine)
+                effects.append(.armWake(machine))
+            }
+        }
         return logger.lines.isEmpty ? effects : logger.drain() + effects
     }
 
@@ -174,6 +192,7 @@ public struct Engine: Sendable {
     /// Fires everything due: the timer went off, or something changed. `afterBreak`: heraldd
     /// just started or the machine woke, so a crowd of overdue popups becomes one summary.
     mutating func tick(now: Instant, afterBreak: Bool = false) -> [EngineEffect] {
+        let rang = rings.isEmpty ? [] : ringsRanOut(now: now)
         var actions = outbox.retry(now: now)
         var due: [Outbox.Item] = []
         for (id, at) in records.takeDue(now: now) {
@@ -188,7 +207,7 @@ public struct Engine: Sendable {
             }
         }
         if !due.isEmpty { actions += outbox.enqueue(due) }
-        return takeUp(actions + releaseHeld(now: now), now: now)
+        return rang + takeUp(actions + releaseHeld(now: now), now: now)
     }
 
     /// The local time zone changed: recurring jobs read in it get their next occurrence from the new zone.
@@ -221,6 +240,7 @@ public struct Engine: Sendable {
         }
         for id in ids { update(id) { $0.popup = nil } }
         summary.serverGone()
+        rings.removeAll()
         server.traits = nil
         return []
     }

@@ -27,6 +27,9 @@ public enum EngineEffect: Sendable, Equatable {
     /// Scheduler's queue: arm the wall-clock timer for this instant (nil: disarm); answer with
     /// `.timerFired`.
     case armTimer(Instant?)
+    /// heraldd's wake alarm (a `CLOCK_REALTIME_ALARM` timer): wake the machine from suspend at
+    /// this instant (nil: disarm).
+    case armWake(Instant?)
     /// Spool queue, after every effect before it: answer the CLI's request `ticket` (its
     /// changes are on disk by then; a failed one turns the answer into a refusal).
     case reply(ticket: UInt64, ClientAnswer)
@@ -113,14 +116,16 @@ public struct IntakeCandidate: Sendable, Equatable {
     /// The job's own id; nil when it has none (the engine picks one).
     public var id: String?
     public var kind: Job.Kind
+    /// Its `wake` field (nil: the config's default for the kind).
+    public var wake: Bool?
     /// When it first fires, counted from when it was read.
     public var first: Instant
     /// A single file's permission bits (it is made 0600 when they differ).
     public var mode: UInt32
     /// A batch line's bytes, written as the job file.
     public var line: [UInt8]
-    public init(id: String?, kind: Job.Kind, first: Instant, mode: UInt32 = 0o600, line: [UInt8] = []) {
-        self.id = id; self.kind = kind; self.first = first; self.mode = mode; self.line = line
+    public init(id: String?, kind: Job.Kind, first: Instant, mode: UInt32 = 0o600, line: [UInt8] = [], wake: Bool? = nil) {
+        self.id = id; self.kind = kind; self.first = first; self.mode = mode; self.line = line; self.wake = wake
     }
 }
 

@@ -9,6 +9,11 @@ public enum EngineEvent: Sendable {
     case timerFired
     /// The wall clock was set (a step, or a resume from suspend).
     case clockChanged
+    /// The machine resumed from suspend (logind's `PrepareForSleep(false)`).
+    case resumed
+    /// Pending jobs found to wake the machine (heraldd reads `index/docs.pack` for them after
+    /// it starts; jobs taken in later are known from their intake).
+    case wakersFound([(id: String, kind: Job.Kind, wake: Bool?)])
     /// Files appeared in `new/` (inotify).
     case intakeAppeared([String])
     /// Files from `new/`, read and checked by `IntakeReader`.

@@ -20,6 +20,29 @@ public struct DaemonStatus: Sendable, Equatable {
     public var doNotDisturbFollowed = true
     /// Each calendar source: what it holds, what is planned, and what is wrong with it.
     public var calendars: [CalendarSourceStatus] = []
+    /// Who holds the wake-from-suspend timer: `heraldd`, `herald-wake`, or nil when nobody can
+    /// (`wakeProblem` says why).
+    public var wakeHolder: String?
+    public var wakeProblem: String?
+    /// The instant the machine should wake at next (for the next alarm or `wake` job), if any.
+    public var wakeAt: Instant?
+
+    /// The one line status and doctor print about waking from suspend: "available (...)" or
+    /// "unavailable: why"; nil when heraldd has not said.
+    public var wakeLine: String? {
+        if let wakeHolder {
+            let holder = wakeHolder == "heraldd" ? "heraldd holds CAP_WAKE_ALARM" : "through herald-wake"
+            return "available (" + holder + (wakeAt.map { "; next wake " + ISO8601.format($0, offsetSeconds: 0, zulu: true) } ?? "") + ")"
+        }
+        return wakeProblem.map { "unavailable: " + $0 + (wakeAt.map { "; the wake at " + ISO8601.format($0, offsetSeconds: 0, zulu: true) + " will not happen" } ?? "") }
+    }
+
+    /// What makes wake from suspend available, for status, doctor and `herald alarm`: the
+    /// helper at `helper` given its capability and started, or (systemd 254 and later) the
+    /// capability given to heraldd's unit.
+    public static func wakeFix(helper: String) -> String {
+        "sudo setcap cap_wake_alarm+ep \(helper) && systemctl --user enable --now herald-wake; or, with systemd 254 and later, 'systemctl --user edit heraldd' and add [Service] AmbientCapabilities=CAP_WAKE_ALARM"
+    }
 
     public init(pid: Int32, version: String, startedAt: Instant, notifier: String, pending: Int = 0, lastError: String? = nil,
                 lastErrorAt: Instant? = nil, retryAt: Instant? = nil) {
@@ -43,6 +66,9 @@ public struct DaemonStatus: Sendable, Equatable {
             f.append(("doNotDisturbHolds", .bool(doNotDisturbFollowed)))
         }
         if !calendars.isEmpty { f.append(("calendars", .array(calendars.map(\.jsonValue)))) }
+        if let wakeHolder { f.append(("wakeHolder", .string(wakeHolder))) }
+        if let wakeProblem { f.append(("wakeProblem", .string(wakeProblem))) }
+        if let wakeAt { f.append(("wakeAt", .string(ISO8601.format(wakeAt, offsetSeconds: 0, zulu: true)))) }
         return JSONWriter.render(.object(f), pretty: true) + "\n"
     }
 
@@ -82,6 +108,9 @@ public struct DaemonStatus: Sendable, Equatable {
         if case .string(let s)? = o["doNotDisturb"] { doNotDisturb = s }
         doNotDisturbSince = instant("doNotDisturbSince")
         if case .bool(let b)? = o["doNotDisturbHolds"] { doNotDisturbFollowed = b }
+        if case .string(let s)? = o["wakeHolder"] { wakeHolder = s }
+        if case .string(let s)? = o["wakeProblem"] { wakeProblem = s }
+        wakeAt = instant("wakeAt")
         if case .array(let list)? = o["calendars"] { calendars = list.prefix(1000).compactMap(CalendarSourceStatus.init(json:)) }
     }
 }

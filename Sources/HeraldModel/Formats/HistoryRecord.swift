@@ -21,11 +21,13 @@ public struct HistoryRecord: Sendable, Equatable {
         case expired
         /// Replaced in place by the job's next popup (a repeat, a delivery's arrival).
         case replaced
+        /// An alarm rang for `alarms.ringFor` without an answer (it then snoozes itself).
+        case unanswered
 
         /// Whether this says how a shown popup ended.
         public var isEnding: Bool {
             switch self {
-            case .done, .snoozed, .dismissed, .expired, .replaced: return true
+            case .done, .snoozed, .dismissed, .expired, .replaced, .unanswered: return true
             case .shown, .skipped, .failed, .missed: return false
             }
         }

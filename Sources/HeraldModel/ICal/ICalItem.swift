@@ -224,7 +224,7 @@ public struct ICalItem: Sendable {
             start: start, allDay: occurrence?.start.isDate ?? false, isTodo: isTodo, action: action,
             sound: sound, alarmIndex: index, alarmUID: alarmUID,
             componentRecurrenceID: described.recurrenceID, hasAttendees: attendees,
-            heraldKind: kind.flatMap { ["reminder", "timer", "delivery"].contains($0) ? $0 : nil })
+            heraldKind: kind.flatMap { ["reminder", "timer", "delivery", "alarm"].contains($0) ? $0 : nil })
     }
 
     /// `2026-11-23` for a date, else the UTC instant `2026-11-23T13:30:00Z`.

@@ -22,7 +22,7 @@ public struct JobError: Error, Equatable, CustomStringConvertible {
 extension Job {
     /// The fields every kind may carry; each kind adds its own (`JobKindRules.ownFields`).
     static let commonFields = ["version", "kind", "id", "at", "every", "timezone", "title", "text", "icon", "urgency",
-                               "tags", "sound", "warn"]
+                               "tags", "sound", "warn", "wake"]
     static let fields = Set(commonFields + Kind.allCases.flatMap { $0.rules.ownFields })
 
     /// Decodes and validates one job document.
@@ -104,6 +104,10 @@ extension Job {
                 throw JobError("field 'sound' is not a sound-theme name, an absolute path or 'none'", value: v.snippet())
             }
             job.sound = sound
+        }
+        if let w = o["wake"] {
+            guard case .bool(let b) = w else { throw JobError("field 'wake' is not true or false", value: w.snippet()) }
+            job.wake = b
         }
         try job.checkKindRules(present: Set(o.keys)) { job throws(JobError) in try kind.rules.decodeFields(o, into: &job) }
         // Calendar jobs have ids of their own: no other job can take one, or shadow one.
@@ -205,6 +209,7 @@ extension Job {
         if !warn.isEmpty { f.append(("warn", .array(warn.map { .string(TimeSpan.format($0)) }))) }
         if !tags.isEmpty { f.append(("tags", .array(tags.map { .string($0) }))) }
         if let sound { f.append(("sound", .string(sound))) }
+        if let wake { f.append(("wake", .bool(wake))) }
         f += kind.rules.encodeFields(self)
         return .object(f)
     }

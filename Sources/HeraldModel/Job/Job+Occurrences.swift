@@ -7,6 +7,7 @@ public enum OccurrenceRole: String, Sendable, Equatable {
     case arrival
     case habit
     case calendar
+    case alarm
 }
 
 extension Job {

@@ -48,6 +48,9 @@ public struct Job: Sendable, Equatable {
     /// What the popup plays: a sound-theme name, an absolute path, or `none`; nil: the
     /// config's default for the kind.
     public var sound: String?
+    /// Wake the machine from suspend for it (`wake`); nil: the config's default for the kind
+    /// (`alarms.wake`: alarms wake unless set otherwise).
+    public var wake: Bool?
     /// A habit's frequency when it has a target without fixed days ("3/week"); nil: done on
     /// each day its calendar reminds.
     public var times: HabitFrequency?

@@ -109,10 +109,19 @@ enum CalendarKind: JobKindRules {
     /// Snooze (and the configured choices) and Dismiss; a to-do's Done first, in Dismiss's place
     /// (a body click or closing the popup still dismisses it).
     static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] {
-        [occurrence.job.calendar?.todo == true ? .done : .dismiss, .snooze(nil)] + config.popups.snoozeChoices.map { .snooze($0) }
+        if isAlarm(occurrence.job) { return AlarmKind.actions(for: occurrence, config: config) }
+        return [occurrence.job.calendar?.todo == true ? .done : .dismiss, .snooze(nil)] + config.popups.snoozeChoices.map { .snooze($0) }
     }
 
-    static func popupClass(of occurrence: DueOccurrence) -> HeraldConfig.PopupClass { .reminder }
+    static func popupClass(of occurrence: DueOccurrence) -> HeraldConfig.PopupClass { isAlarm(occurrence.job) ? .alarm : .reminder }
+
+    // MARK: a synced alarm (`herald alarm --sync`) rings as an alarm does
+
+    static func isAlarm(_ job: Job) -> Bool { job.calendar?.heraldKind == "alarm" }
+    static func urgency(of job: Job) -> Job.Urgency? { isAlarm(job) ? .critical : nil }
+    static func snoozeSpan(of job: Job, config: HeraldConfig) -> Span { isAlarm(job) ? config.alarms.snooze : config.snooze }
+    static func ringsFor(_ job: Job, config: HeraldConfig) -> Span? { isAlarm(job) ? config.alarms.ringFor : nil }
+    static func ringsWhenQuiet(_ job: Job, config: HeraldConfig) -> Bool { isAlarm(job) && config.alarms.ringsWhenQuiet }
 
     static func summary(_ job: Job, config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String {
         var line = job.title ?? job.calendar?.uid ?? ""
@@ -148,8 +157,8 @@ enum CalendarKind: JobKindRules {
         }
         var kind: String? = nil
         if let k = o["kind"] {
-            guard case .string(let s) = k, ["reminder", "timer", "delivery"].contains(s) else {
-                throw JobError("field 'calendar.kind' is not reminder, timer or delivery", value: k.snippet())
+            guard case .string(let s) = k, ["reminder", "timer", "delivery", "alarm"].contains(s) else {
+                throw JobError("field 'calendar.kind' is not reminder, timer, delivery or alarm", value: k.snippet())
             }
             kind = s
         }

@@ -34,6 +34,14 @@ protocol JobKindRules {
     static func popupClass(of occurrence: DueOccurrence) -> HeraldConfig.PopupClass
     /// One line about the job for `herald list`.
     static func summary(_ job: Job, config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String
+    /// The urgency of the job's popups when it names none (nil: the config's `defaults.urgency`).
+    static func urgency(of job: Job) -> Job.Urgency?
+    /// How long Snooze puts the job's popup off when the button names no span.
+    static func snoozeSpan(of job: Job, config: HeraldConfig) -> Span
+    /// How long the job's popup rings (its sound played again and again) unanswered; nil: it plays once.
+    static func ringsFor(_ job: Job, config: HeraldConfig) -> Span?
+    /// Whether the job's popups are shown in quiet time and never held for a summary.
+    static func ringsWhenQuiet(_ job: Job, config: HeraldConfig) -> Bool
     /// The kind's configuration: its templates (`templates.<name>.summary/body`) and its popup
     /// classes (`popups.expire.<class>`, `popups.sound.<class>`), with their defaults.
     static var config: KindConfig { get }
@@ -111,6 +119,10 @@ extension JobKindRules {
     static func alarmTimes(of job: Job) -> [Instant] { [] }
     static func skipReason(_ occurrence: DueOccurrence, now: Instant) -> Skip? { nil }
     static func actions(for occurrence: DueOccurrence, config: HeraldConfig) -> [PopupAction] { [] }
+    static func urgency(of job: Job) -> Job.Urgency? { nil }
+    static func snoozeSpan(of job: Job, config: HeraldConfig) -> Span { config.snooze }
+    static func ringsFor(_ job: Job, config: HeraldConfig) -> Span? { nil }
+    static func ringsWhenQuiet(_ job: Job, config: HeraldConfig) -> Bool { false }
 
     /// A warning whose occurrence is still ahead has news however late it is (one made after
     /// its time, or due while heraldd was down).
@@ -129,7 +141,7 @@ extension JobKindRules {
 extension Job {
     /// The kinds of job (each a `JobKindRules` type in this folder).
     public enum Kind: String, Sendable, CaseIterable, Codable {
-        case reminder, delivery, habit, calendar
+        case reminder, delivery, habit, calendar, alarm
     }
 }
 
@@ -141,6 +153,7 @@ extension Job.Kind {
         case .delivery: return DeliveryKind.self
         case .habit: return HabitKind.self
         case .calendar: return CalendarKind.self
+        case .alarm: return AlarmKind.self
         }
     }
 }
@@ -159,12 +172,15 @@ extension OccurrenceRole {
         switch self {
         case .headsUp, .arrival: return "delivery/" + rawValue
         case .warning: return "reminder/warning"
-        case .reminder, .habit, .calendar: return rawValue
+        case .reminder, .habit, .calendar, .alarm: return rawValue
         }
     }
 }
 
 extension Job {
+    /// The urgency its popups have: its own, else its kind's, else the config's default.
+    public func effectiveUrgency(_ config: HeraldConfig) -> Urgency { urgency ?? kind.rules.urgency(of: self) ?? config.urgency }
+
     /// One line about the job for `herald list`, at most 60 characters; control characters
     /// shown (`TextSafety.visible`), so that a title with an escape sequence reads as one.
     public func summary(config: HeraldConfig, zone: TimeZoneRules, now: Instant) -> String {

@@ -51,7 +51,7 @@ public struct MessageRenderer: Sendable {
            !message.summary.source.includes("{late}"), !message.body.source.includes("{late}") {
             body = body.isEmpty ? "(\(lateText))" : body + "\n(\(lateText))"
         }
-        let urgency = job.urgency ?? config.urgency
+        let urgency = job.effectiveUrgency(config)
         // A warning is a heads-up: Got it, and the heads-up class's expiry and sound.
         let popupClass = role == .warning ? .headsUp : job.kind.rules.popupClass(of: occurrence)
         let actions = role == .warning ? [.gotIt] : job.kind.rules.actions(for: occurrence, config: config)
@@ -61,7 +61,8 @@ public struct MessageRenderer: Sendable {
             actions: actions + [.body],
             // A critical popup stays until handled, whatever the class says.
             expiry: urgency == .critical ? .never : config.popups.expire[popupClass] ?? .serverDefault,
-            sound: sound(for: job, popupClass))
+            sound: sound(for: job, popupClass),
+            ringFor: role == .warning ? nil : job.kind.rules.ringsFor(job, config: config))
     }
 
     /// The job's own sound (`none`: silent), else the config's for a repeating reminder or the class.

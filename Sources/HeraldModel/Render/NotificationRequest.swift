@@ -16,12 +16,17 @@ public struct NotificationRequest: Sendable, Equatable {
     public var expiry: Expiry
     /// What it plays; nil: silent.
     public var sound: Sound?
+    /// Rings: the sound plays again and again while the popup is on screen, for at most this
+    /// long (an alarm's `alarms.ringFor`; the engine ends it then), and the screen is kept from
+    /// blanking meanwhile. nil: the sound plays once.
+    public var ringFor: Span?
 
     public init(jobID: String, occurrence: Instant = .epoch, summary: String, body: String, icon: String? = nil,
                 urgency: Job.Urgency = .normal, category: String, actions: [PopupAction] = [],
-                expiry: Expiry = .serverDefault, sound: Sound? = nil) {
+                expiry: Expiry = .serverDefault, sound: Sound? = nil, ringFor: Span? = nil) {
         self.jobID = jobID; self.occurrence = occurrence; self.summary = summary; self.body = body; self.icon = icon
         self.urgency = urgency; self.category = category; self.actions = actions; self.expiry = expiry; self.sound = sound
+        self.ringFor = ringFor
     }
 
 

@@ -5,6 +5,8 @@ public enum PopupAction: Sendable, Hashable {
     case done
     /// A delivery's "Got it".
     case gotIt
+    /// An alarm's "Stop": it stops ringing and is handled.
+    case stop
     /// A calendar alarm's "Dismiss" (written back into the item when its source allows).
     case dismiss
     /// Snooze: back after `span`, or after the configured `defaults.snooze` when nil.
@@ -22,6 +24,7 @@ public enum PopupAction: Sendable, Hashable {
         switch self {
         case .done: return "done"
         case .gotIt: return "got-it"
+        case .stop: return "stop"
         case .dismiss: return "dismiss"
         case .snooze(nil): return "snooze"
         case .snooze(let span?): return "snooze-" + String(span.microseconds / 1_000_000)
@@ -36,6 +39,7 @@ public enum PopupAction: Sendable, Hashable {
         switch key {
         case "done": self = .done
         case "got-it": self = .gotIt
+        case "stop": self = .stop
         case "dismiss": self = .dismiss
         case "snooze": self = .snooze(nil)
         case "track": self = .track
@@ -59,6 +63,7 @@ public enum PopupAction: Sendable, Hashable {
         switch self {
         case .done: return "Done"
         case .gotIt: return "Got it"
+        case .stop: return "Stop"
         case .dismiss: return "Dismiss"
         case .snooze(nil): return "Snooze"
         case .snooze(let span?): return TimeSpan.humanize(span)

@@ -111,7 +111,7 @@ extension PopupAction {
     public func command(jobID: String, habit: Bool) -> String? {
         switch self {
         case .done: return habit ? "herald habit done \(jobID)" : "herald ack \(jobID)"
-        case .gotIt, .dismiss, .body: return "herald ack \(jobID)"
+        case .gotIt, .dismiss, .body, .stop: return "herald ack \(jobID)"
         case .snooze(nil): return "herald snooze \(jobID)"
         case .snooze(let span?): return "herald snooze \(jobID) \(TimeSpan.format(span))"
         case .track: return nil

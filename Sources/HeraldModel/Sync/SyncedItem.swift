@@ -41,9 +41,9 @@ public enum SyncedItem {
         guard let id = job.id else { throw Refusal("the job has no id") }
         let isEvent: Bool
         switch job.kind {
-        case .reminder: isEvent = false
+        case .reminder, .alarm: isEvent = false
         case .delivery: isEvent = true
-        default: throw Refusal("only reminders, timers and deliveries can be synced, not a \(job.kind.rawValue)")
+        default: throw Refusal("only reminders, timers, alarms and deliveries can be synced, not a \(job.kind.rawValue)")
         }
         guard schedule.calendars.count <= 1 else {
             throw Refusal("a synced job takes one 'every' schedule, not \(schedule.calendars.count): one calendar item has one RRULE")
@@ -105,7 +105,7 @@ public enum SyncedItem {
             if !lines.isEmpty { w.text("DESCRIPTION", lines.joined(separator: "\n")) }
             if let url = job.url { w.raw("URL", url) }
         default:
-            summary = job.title ?? job.text ?? (job.isTimer ? "Timer" : "Reminder")
+            summary = job.title ?? job.text ?? (job.isTimer ? "Timer" : job.kind == .alarm ? "Alarm" : "Reminder")
             w.text("SUMMARY", summary)
             if job.title != nil, let text = job.text, !text.isEmpty { w.text("DESCRIPTION", text) }
             // A recurring to-do needs a DTSTART for its RRULE; DUE is its time.
@@ -114,12 +114,12 @@ public enum SyncedItem {
             w.raw("STATUS", "NEEDS-ACTION")
         }
         if let rule { w.raw("RRULE", rule) }
-        switch job.urgency {
+        switch job.effectiveUrgency(HeraldConfig()) == .critical ? .critical : job.urgency {
         case .critical?: w.raw("PRIORITY", "1")
         case .low?: w.raw("PRIORITY", "9")
         default: break
         }
-        let kindName = job.kind == .delivery ? "delivery" : job.isTimer ? "timer" : "reminder"
+        let kindName = job.kind == .delivery ? "delivery" : job.kind == .alarm ? "alarm" : job.isTimer ? "timer" : "reminder"
         w.raw(kindProperty, kindName)
         if !job.tags.isEmpty { w.raw("CATEGORIES", job.tags.map(ICalWriter.escape).joined(separator: ",")) }
 
@@ -128,8 +128,14 @@ public enum SyncedItem {
         func alarm(_ index: Int, before: Span, repeats: Bool) {
             w.begin("VALARM")
             w.raw("UID", uid(for: id) + "-alarm-\(index)")
-            w.raw("ACTION", "DISPLAY")
-            w.text("DESCRIPTION", summary)
+            // An alarm's main VALARM is AUDIO, so a phone that syncs the calendar rings it;
+            // RFC 5545 gives an AUDIO alarm no DESCRIPTION.
+            if job.kind == .alarm && index == 0 {
+                w.raw("ACTION", "AUDIO")
+            } else {
+                w.raw("ACTION", "DISPLAY")
+                w.text("DESCRIPTION", summary)
+            }
             let offset = ICalWriter.duration(Span(microseconds: -before.microseconds))
             w.raw(isEvent ? "TRIGGER" : "TRIGGER;RELATED=END", offset)
             if repeats, let step = job.repeat, maxRepeats > 0 {

@@ -254,7 +254,9 @@ final class Scene {
 
     var environment: [String: String] {
         var env = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin", "HOME": directory,
-                   "HERALD_SPOOL": spoolPath, "HERALD_CONFIG": configPath, "TZ": "Europe/Berlin", "LANG": "C.UTF-8"]
+                   "HERALD_SPOOL": spoolPath, "HERALD_CONFIG": configPath, "TZ": "Europe/Berlin", "LANG": "C.UTF-8",
+                   // No system bus unless a test brings one (a private logind mock): none of the machine's.
+                   "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=" + directory + "/no-system-bus"]
         env.merge(extraEnvironment) { _, new in new }
         for key in removedEnvironment { env.removeValue(forKey: key) }
         return env
