@@ -52,6 +52,7 @@ extension Herald {
         @OptionGroup var popup: PopupOptions
         @OptionGroup var syncing: SyncOptions
         @OptionGroup var sound: SoundOptions
+        @OptionGroup var waking: WakeOption
 
         func run() throws {
             if let url, !Job.isValidURL(url) { throw CLIError.usage("--url: '\(url)' is not an http or https URL") }
@@ -73,9 +74,10 @@ extension Herald {
             }
             let parsedItems = try items.map(Self.parseItem)
             let jobID = try popup.jobID(ctx)
-            let job = Job(kind: .delivery, id: jobID, at: arrival, timezone: ctx.zone.identifierForJobs, icon: try popup.checkedIcon(),
+            var job = Job(kind: .delivery, id: jobID, at: arrival, timezone: ctx.zone.identifierForJobs, icon: try popup.checkedIcon(),
                           urgency: popup.urgency, recipient: .init(name: recipientName, address: recipientAddress),
                           items: parsedItems, lead: leadSpan, url: url, sound: soundValue, warn: warnings)
+            job.wake = waking.value
             let synced = try ctx.place(job, sync: try syncing.choice())
             var line = "Delivery \(jobID): arrives \(ctx.when(arrival))"
             let schedule = try JobSchedule(job, localZone: ctx.zone, defaultLead: ctx.config.lead)
@@ -138,6 +140,15 @@ struct SoundOptions: ParsableArguments {
         }
         return sound
     }
+}
+
+/// `--wake` for remind, timer, habit add and deliver: the job wakes the machine from suspend.
+struct WakeOption: ParsableArguments {
+    @Flag(help: "Wake the machine from suspend for it, as an alarm does (alarms.wakeAhead before; see 'herald doctor').")
+    var wake = false
+
+    /// The job's `wake` field: true, or nil for the config's default (`alarms.wake`).
+    var value: Bool? { wake ? true : nil }
 }
 
 /// `--repeat SPAN` for `remind` and `timer`.

@@ -67,6 +67,8 @@ extension Herald.HabitCommand {
         @Option(help: ArgumentHelp("A freedesktop icon name or an image path for the popup.", valueName: "icon"))
         var icon: String?
 
+        @OptionGroup var waking: WakeOption
+
         @Argument(help: "The habit's name.")
         var name: String
 
@@ -106,6 +108,7 @@ extension Herald.HabitCommand {
                           warn: warnings)
             job.every = every
             job.resolveZones()
+            job.wake = waking.value
             job.times = frequency
             job.target = goal
             guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now) else {

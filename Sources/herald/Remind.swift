@@ -52,6 +52,7 @@ extension Herald {
 
         @OptionGroup var popup: PopupOptions
         @OptionGroup var sound: SoundOptions
+        @OptionGroup var waking: WakeOption
         @OptionGroup var syncing: SyncOptions
 
         @Argument(help: "What to be reminded of.")
@@ -61,7 +62,8 @@ extension Herald {
         func request() throws -> RemindRequest {
             RemindRequest(spool: global.spool, config: global.config, at: when.at, inSpan: when.inSpan, every: every,
                           title: title, urgency: popup.urgency, icon: popup.icon, id: popup.id, text: text,
-                          repeatSpan: repeatSpan, sound: sound.sound, silent: sound.silent, warn: warn, sync: try syncing.choice())
+                          repeatSpan: repeatSpan, sound: sound.sound, silent: sound.silent, warn: warn, sync: try syncing.choice(),
+                          wake: waking.value)
         }
 
         func run() throws { try request().run() }
@@ -92,6 +94,7 @@ extension Herald {
         var warn: String?
 
         @OptionGroup var sound: SoundOptions
+        @OptionGroup var waking: WakeOption
         @OptionGroup var syncing: SyncOptions
 
         @Argument(help: "How long: a span such as 30m or 1h 30min.")
@@ -110,9 +113,10 @@ extension Herald {
             let ctx = try CLIContext.load(global)
             let name = label.joined(separator: " ")
             let jobID = ctx.newID()
-            let job = Job(kind: .reminder, id: jobID, at: ctx.fromNow(length), timezone: ctx.zone.identifierForJobs,
+            var job = Job(kind: .reminder, id: jobID, at: ctx.fromNow(length), timezone: ctx.zone.identifierForJobs,
                           title: name.isEmpty ? "Timer" : name, text: Self.upText(length), icon: "alarm-symbolic",
                           urgency: urgency, tags: [Job.timerTag], repeat: repeating, sound: soundValue, warn: warnings)
+            job.wake = waking.value
             let synced = try ctx.place(job, sync: try syncing.choice())
             say("Timer \(jobID): \(TimeSpan.format(length)), until \(ctx.when(ctx.fromNow(length)))" + ctx.syncedNote(synced))
         }
@@ -145,6 +149,8 @@ struct RemindRequest: Equatable {
     var warn: String? = nil
     /// --sync or --local; nil: the config's sync.default (the fast path never reads them).
     var sync: Bool? = nil
+    /// --wake: true; nil for the config's default (the fast path never reads it).
+    var wake: Bool? = nil
 
     func run() throws {
         var message = ""  // the words joined by spaces (joined(separator:) costs a runtime type lookup)
@@ -163,6 +169,7 @@ struct RemindRequest: Equatable {
             // No timezone: a schedule follows the local zone, also after it changes.
             var job = Job(kind: .reminder, id: jobID, at: start, title: title, text: message, icon: icon, urgency: urgency,
                           repeat: repeating, sound: soundValue, warn: warnings)
+            job.wake = wake
             job.every = every
             job.resolveZones()
             guard let first = try JobSchedule(job, localZone: ctx.zone).first(now: ctx.now) else {
@@ -174,8 +181,9 @@ struct RemindRequest: Equatable {
         }
         let due = try WhenOptions.resolve(at: at, inSpan: inSpan, ctx)
         guard due > ctx.now else { throw CLIError.usage("--at: \(ISO8601.format(due, in: ctx.zone)) is in the past") }
-        let job = Job(kind: .reminder, id: jobID, at: due, timezone: ctx.zone.identifierForJobs, title: title,
+        var job = Job(kind: .reminder, id: jobID, at: due, timezone: ctx.zone.identifierForJobs, title: title,
                       text: message, icon: icon, urgency: urgency, repeat: repeating, sound: soundValue, warn: warnings)
+        job.wake = wake
         let synced = try ctx.place(job, sync: sync)
         say("Reminder \(jobID): \(ctx.when(due))" + (warnings.isEmpty ? "" : ", warned " + warnings.map(TimeSpan.format).joined(separator: ", ") + " ahead")
             + ctx.syncedNote(synced))

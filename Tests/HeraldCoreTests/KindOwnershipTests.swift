@@ -22,8 +22,9 @@ import Testing
 
     static let deliveryFile = "HeraldModel/Kinds/DeliveryKind.swift"
     static let habitFile = "HeraldModel/Kinds/HabitKind.swift"
+    static let alarmFile = "HeraldModel/Kinds/AlarmKind.swift"
 
-    @Test(arguments: [(Job.Kind.delivery, deliveryFile), (.habit, habitFile)])
+    @Test(arguments: [(Job.Kind.delivery, deliveryFile), (.habit, habitFile), (.alarm, alarmFile)])
     func aKindsFieldsAndKeysAreSpelledInItsFileAlone(kind: Job.Kind, file: String) throws {
         let files = try Self.files()
         #expect(files.contains { $0.path == file })
@@ -37,6 +38,11 @@ import Testing
                           "HeraldModel/Formats/DaemonStatus.swift"],  // a calendar source's items in status.json
             "\"unit\"": ["HeraldModel/Habit/LoopFormat.swift"],  // Loop's CSV column
             "\"habit\"": ["HeraldModel/Habit/LoopFormat.swift"],  // Loop's export
+            // A synced alarm's X-HERALD-KIND, read into a calendar job that rings as an alarm;
+            // a calendar alarm entry's index ("alarm": its VALARM); the pack's byte search.
+            "\"alarm\"": ["HeraldModel/Kinds/CalendarKind.swift", "HeraldModel/Sync/SyncedItem.swift", "HeraldModel/ICal/ICalItem.swift",
+                          "HeraldModel/ICal/CalendarPlanner.swift", "HeraldModel/ICal/SourceSnapshot.swift",
+                          "HeraldCore/Spool/JobDocPack+Wakers.swift"],
         ]
         let words = rules.ownFields + rules.config.templates.map(\.name) + rules.config.popupClasses.map(\.popupClass.rawValue)
         #expect(!words.isEmpty)

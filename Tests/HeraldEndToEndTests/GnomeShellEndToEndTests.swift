@@ -143,4 +143,25 @@ struct GnomeShellEndToEndTests {
         #expect(waitUntil(timeout: 10) { s.notes("hush") == ["in a summary"] })
         #expect(s.scene.status()?.doNotDisturb == nil)
     }
+
+    /// An alarm on GNOME: Stop and Snooze drawn and clicked for real, the banner kept until one
+    /// is (a critical notification), and GNOME's Do Not Disturb does not hold it.
+    @Test func anAlarmStaysUntilStopOrSnoozeIsClickedEvenInDoNotDisturb() throws {
+        let s = try Session(config: "alarms:\n  snooze: 4s\n")
+        defer { s.stop() }
+        #expect(try s.desktop.run("dnd", "on").status == 0)
+        #expect(waitUntil { s.scene.status()?.doNotDisturb?.contains("GNOME Shell") == true })
+        try s.scene.herald("alarm", "--in", "1s", "--id", "wake", "Wake up")
+        #expect(try s.desktop.run("wait-popups", "1", "--timeout", "20").status == 0)
+        let buttons = try s.desktop.run("buttons").stdout
+        for label in ["\"Stop\"", "\"Snooze\""] { #expect(buttons.contains(label), "\(buttons)") }
+        #expect(!waitUntil(timeout: 12, pollMilliseconds: 500) { s.held() != 1 })  // stays
+        #expect(try s.desktop.run("click", "Snooze").status == 0)
+        #expect(waitUntil { s.outcomes("wake") == ["shown", "snoozed"] })
+        #expect(waitUntil(timeout: 15) { s.outcomes("wake") == ["shown", "snoozed", "shown"] })
+        #expect(try s.desktop.run("click", "Stop").status == 0)
+        #expect(waitUntil { s.outcomes("wake") == ["shown", "snoozed", "shown", "done"] })
+        #expect(try s.desktop.run("wait-popups", "0", "--timeout", "10").status == 0)
+        #expect(s.scene.files("jobs").isEmpty)
+    }
 }

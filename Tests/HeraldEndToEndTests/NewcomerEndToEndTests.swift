@@ -5,7 +5,10 @@ import Testing
 /// The first five minutes: doctor, the demo, history, listings, suggestions, install.
 @Suite(.serialized)
 struct NewcomerEndToEndTests {
-    static let checkNames = ["session bus", "notification server", "spool", "config", "daemon", "systemd unit", "time zone"]
+    /// With heraldd running; the last says whether alarms can wake the machine (heraldd, as root
+    /// here, holds CAP_WAKE_ALARM).
+    static let checkNames = ["session bus", "notification server", "spool", "config", "daemon", "systemd unit", "time zone",
+                             "wake from suspend"]
 
     /// Installs the unit into the scene's ~/.config/systemd/user and enables it the way
     /// `systemctl --user enable` does (a symlink in graphical-session.target.wants/).
@@ -33,9 +36,10 @@ struct NewcomerEndToEndTests {
         let r = try scene.herald("doctor")
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 8)
-        #expect(lines.prefix(7).allSatisfy { $0.hasPrefix("✓") }, "\(r.stdout)")
-        #expect(lines.last == "All 7 checks passed.")
+        #expect(lines.count == 9)
+        #expect(lines.prefix(8).allSatisfy { $0.hasPrefix("✓") }, "\(r.stdout)")
+        #expect(lines.last == "All 8 checks passed.")
+        #expect(r.stdout.contains("wake from suspend    available (heraldd holds CAP_WAKE_ALARM)"), "\(r.stdout)")
         #expect(r.stdout.contains("actions yes, body-markup yes"))
         #expect(r.stdout.contains("Europe/Berlin (from TZ)"))
         #expect(r.stdout.contains("enabled (wanted by graphical-session.target)"))

@@ -106,4 +106,28 @@ struct RealServerEndToEndTests {
         #expect(arrival.contains("Your delivery is here") && arrival.contains("3 Elm & Oak <B>"), "\(arrival)")
         #expect(!arrival.contains("Delivery in"), "\(arrival)")
     }
+
+    /// An alarm on xfce4-notifyd: Stop and Snooze drawn and clicked for real, and it stays past
+    /// the server's 10 s until one is.
+    @Test func onXfce4NotifydAnAlarmStaysUntilStopOrSnooze() throws {
+        let scene = try Scene(server: false)
+        let desktop = try RealDesktop(server: "xfce4-notifyd", directory: scene.directory)
+        defer { desktop.stop() }
+        for (key, value) in desktop.environment { scene.extraEnvironment[key] = value }
+        try scene.writeConfig("alarms:\n  snooze: 4s\n")
+        try scene.startDaemon()
+        try scene.herald("alarm", "--in", "1s", "--id", "wake", "Wake up")
+        #expect(try desktop.run("wait-popups", "1", "--timeout", "15").status == 0)
+        let buttons = try desktop.run("buttons").stdout
+        for label in ["\"Stop\"", "\"Snooze\""] { #expect(buttons.contains(label), "\(buttons)") }
+        #expect(!waitUntil(timeout: 13, pollMilliseconds: 500) { (try? desktop.popups()) != 1 })  // past the server's 10 s
+        #expect(try desktop.run("click", "Snooze").status == 0)
+        #expect(try desktop.run("wait-popups", "0", "--timeout", "10").status == 0)
+        #expect(waitUntil { self.outcomes(scene, "wake") == ["shown", "snoozed"] })
+        #expect(try desktop.run("wait-popups", "1", "--timeout", "15").status == 0)
+        #expect(try desktop.run("click", "Stop").status == 0)
+        #expect(try desktop.run("wait-popups", "0", "--timeout", "10").status == 0)
+        #expect(waitUntil { self.outcomes(scene, "wake") == ["shown", "snoozed", "shown", "done"] })
+        #expect(scene.files("jobs").isEmpty)
+    }
 }

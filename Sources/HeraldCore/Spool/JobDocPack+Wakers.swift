@@ -29,13 +29,8 @@ extension JobDocPack {
     }
 
     static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, haystack.count >= needle.count else { return false }
-        var k = haystack.startIndex
-        let last = haystack.endIndex - needle.count
-        while k <= last {
-            if haystack[k] == first && haystack[k..<(k + needle.count)].elementsEqual(needle) { return true }
-            k += 1
+        haystack.withUnsafeBytes { h in
+            needle.withUnsafeBytes { n in memmem(h.baseAddress, h.count, n.baseAddress, n.count) != nil }
         }
-        return false
     }
 }

@@ -73,3 +73,17 @@ public enum PopupAction: Sendable, Hashable {
         }
     }
 }
+
+extension PopupAction {
+    /// The `herald` command that does what this button does, for a popup that cannot draw it.
+    public func command(jobID: String, habit: Bool) -> String? {
+        switch self {
+        case .done: return habit ? "herald habit done \(jobID)" : "herald ack \(jobID)"
+        case .gotIt, .dismiss, .body, .stop: return "herald ack \(jobID)"
+        case .snooze(nil): return "herald snooze \(jobID)"
+        case .snooze(let span?): return "herald snooze \(jobID) \(TimeSpan.format(span))"
+        case .track: return nil
+        case .add(let n): return "herald habit done \(jobID) \(n)"
+        }
+    }
+}
