@@ -37,6 +37,10 @@ int herald_clock_change_fd(void) {
 
 int herald_clock_change_rearm(int fd) { return arm(fd); }
 
+int herald_contains(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length) {
+    return memmem(haystack, haystack_length, needle, needle_length) != NULL;
+}
+
 int herald_wake_timer_create(void) { return timerfd_create(CLOCK_REALTIME_ALARM, TFD_NONBLOCK | TFD_CLOEXEC); }
 
 int herald_wake_timer_arm(int fd, int64_t seconds, int64_t nanoseconds) {

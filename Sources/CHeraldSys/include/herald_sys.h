@@ -27,6 +27,9 @@ int herald_wake_timer_create(void);
 /// Needs CAP_WAKE_ALARM at every call. Returns 0, or -1 with errno.
 int herald_wake_timer_arm(int fd, int64_t seconds, int64_t nanoseconds);
 
+/// memmem(3): whether `needle` occurs in `haystack` (1 or 0).
+int herald_contains(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
+
 /// Returns memory malloc holds but no longer uses to the system (malloc_trim(3)).
 void herald_release_free_memory(void);
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CHeraldSys
 
 extension JobDocPack {
     /// The jobs whose latest document in the pack may wake the machine: their id, `kind` and
@@ -30,7 +31,7 @@ extension JobDocPack {
 
     static func contains(_ haystack: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
         haystack.withUnsafeBytes { h in
-            needle.withUnsafeBytes { n in memmem(h.baseAddress, h.count, n.baseAddress, n.count) != nil }
+            needle.withUnsafeBytes { n in h.count > 0 && herald_contains(h.baseAddress, h.count, n.baseAddress, n.count) == 1 }
         }
     }
 }
