@@ -37,7 +37,7 @@ extension Herald {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
-            let (length, until) = try span.isEmpty ? (ctx.config.snooze, nil) : Self.length(span.joined(separator: " "), ctx)
+            let given = try span.isEmpty ? nil : Self.length(span.joined(separator: " "), ctx)
             let found = try ctx.spool.findPending(id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now)
             if found.count > 1 { throw CLIError.data("'\(id)' matches \(found.count) jobs: \(found.prefix(5).map(\.id).joined(separator: ", "))") }
             // What was shown last: a bounded read from the end of the history (heraldd prefers
@@ -53,6 +53,12 @@ extension Herald {
             } else {
                 throw CLIError.data("no pending or fired job '\(self.id)' (see 'herald list')")
             }
+            // Without a span, the job's kind says how long (an alarm's alarms.snooze).
+            let job = found.first?.job ?? finished.flatMap { done in
+                (try? FileSystem.read(ctx.spool.done + "/" + done.description, limit: Job.maximumFileSize))
+                    .flatMap { try? Job.decode($0, localZone: ctx.zone) }
+            }
+            let (length, until) = given ?? (job?.defaultSnooze(ctx.config) ?? ctx.config.snooze, nil)
             let target: JobFileName
             if let answer = try ctx.askDaemon(.snooze(id: jobID, length: length, until: until, lastShown: lastShown, finished: finished)) {
                 guard case .snoozed(let t) = answer else { throw CLIError.failure("heraldd answered something else") }

@@ -100,6 +100,7 @@ struct ConfigTests {
         ("calendars:\n  sources: calendars/personal\n", "key 'calendars.sources': \"calendars/personal\" is not an absolute path (or ~/...)"),
         ("calendars:\n  sources: /c/a\n  writeBack: /c/b\n", "key 'calendars.writeBack': \"/c/b\" is not one of calendars.sources"),
         ("calendars:\n  writeBack: all\n", "key 'calendars.writeBack': there are no calendars.sources to write back to"),
+        ("calendars:\n  sources: /c/a\n  wake: /c/b\n", "key 'calendars.wake': \"/c/b\" is not one of calendars.sources"),
         ("sync:\n  calendar: calendars/personal\n", "key 'sync.calendar': \"calendars/personal\" is not an absolute path (or ~/...)"),
         ("sync:\n  calendar: /c/me.ics\n", "key 'sync.calendar': \"/c/me.ics\" is a file; sync.calendar is a vdir collection"),
         ("sync:\n  default: sync\n", "key 'sync.default': 'sync' needs sync.calendar, the collection to sync to"),
@@ -212,7 +213,7 @@ struct ConfigTests {
         var values: [String: String] = [
             "profile.name": "Env Name", "profile.address": "1 Env Road",
             "defaults.lead": "20m", "defaults.urgency": "low", "defaults.snooze": "7m",
-            "calendars.sources": "/env/cal", "calendars.writeBack": "all", "calendars.limit": "77", "sync.calendar": "~/env-synced", "sync.default": "sync",
+            "calendars.sources": "/env/cal", "calendars.writeBack": "all", "calendars.wake": "/env/cal", "calendars.limit": "77", "sync.calendar": "~/env-synced", "sync.default": "sync",
             "spool": "/env/spool", "log.level": "debug", "catchUp.grace": "2h", "limits.retention": "30d", "limits.jobs": "5",
             "popups.snoozeChoices": "3m", "popups.maxRepeats": "2", "popups.summaryAfter": "4",
             "quietHours": "21:00-06:00", "quietWithDesktop": "false", "habits.weekStart": "sunday",
@@ -237,7 +238,7 @@ struct ConfigTests {
         #expect(alone.profile == .init(name: "Env Name", address: "1 Env Road"))
         #expect(alone.popups.expire[.arrival] == .after(.seconds(10)))
         #expect(alone.templates["headsUp"].body.source == "env templates.headsUp.body")
-        #expect(alone.calendars == [.init(path: "/env/cal", writeBack: true), .init(path: "/home/ada/env-synced", writeBack: true)])
+        #expect(alone.calendars == [.init(path: "/env/cal", writeBack: true, wake: true), .init(path: "/home/ada/env-synced", writeBack: true)])
         #expect(alone.syncCalendar == "/home/ada/env-synced" && alone.syncByDefault)
         #expect(alone.alarms.snooze == .minutes(4) && alone.alarms.ringFor == .minutes(3) && alone.alarms.autoSnooze == 1)
         #expect(alone.alarms.wakeAhead == .minutes(2) && !alone.alarms.ringsWhenQuiet && alone.alarms.wakeKinds == [.alarm, .reminder])

@@ -48,6 +48,28 @@ struct SyncedItemTests {
         #expect(alarms(file).map { $0.at } == [now + .minutes(30)])
     }
 
+    /// `herald alarm --sync`: a to-do whose main alarm is AUDIO (a phone rings it), marked as an
+    /// alarm; read back here it is a calendar job that rings, stops and wakes as an alarm does.
+    @Test func anAlarmIsAToDoWithAnAudioAlarmThatRingsAndWakesWhenReadBack() throws {
+        let job = Job(kind: .alarm, at: now + .minutes(60), title: "Wake up")
+        let (text, file) = try item(job)
+        #expect(text.contains("BEGIN:VTODO") && text.contains("\r\nX-HERALD-KIND:alarm\r\n") && text.contains("\r\nPRIORITY:1\r\n"))
+        #expect(text.contains("BEGIN:VALARM\r\nUID:herald-t1-alarm-0\r\nACTION:AUDIO\r\nTRIGGER;RELATED=END:PT0S\r\n"), "\(text)")
+        let got = alarms(file)
+        #expect(got.map(\.at) == [now + .minutes(60)])
+        #expect(got.first?.action == .audio && got.first?.heraldKind == "alarm")
+        let planned = try #require(CalendarPlanner.job(for: got, file: "herald-t1.ics", source: .init(path: "/v"), since: now,
+                                                        localZone: berlin)?.job)
+        #expect(planned.wake == true)
+        var config = HeraldConfig()
+        config.alarms.ringFor = .minutes(7)
+        #expect(planned.kind.rules.ringsFor(planned, config: config) == .minutes(7))
+        #expect(planned.effectiveUrgency(config) == .critical)
+        let schedule = try JobSchedule(planned, localZone: berlin)
+        let due = DueOccurrence(job: planned, schedule: schedule, name: JobFileName(id: planned.id!, occurrence: now + .minutes(60)))
+        #expect(planned.kind.rules.actions(for: due, config: config) == [.stop, .snooze(nil)])
+    }
+
     @Test func aDeliveryIsAnEventAtItsArrivalWithItsAddress() throws {
         let arrival = now + .minutes(120)
         let job = Job(kind: .delivery, at: arrival, recipient: .init(name: "Alice Smith", address: "12 Elm St, Springfield"),

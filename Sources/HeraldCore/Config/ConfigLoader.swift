@@ -18,7 +18,7 @@ public enum ConfigLoader {
     public static let keys: [String] = [
         "profile.name", "profile.address",
         "defaults.lead", "defaults.urgency", "defaults.snooze",
-        "calendars.sources", "calendars.writeBack", "calendars.limit", "sync.calendar", "sync.default",
+        "calendars.sources", "calendars.writeBack", "calendars.wake", "calendars.limit", "sync.calendar", "sync.default",
         "spool", "log.level", "catchUp.grace", "limits.retention", "limits.jobs",
         "popups.snoozeChoices", "popups.maxRepeats", "popups.summaryAfter", "popups.sound.repeating",
         "quietHours", "quietWithDesktop", "habits.weekStart",
@@ -267,21 +267,29 @@ public enum ConfigLoader {
             if let w = value("calendars.writeBack"), !["none", ""].contains(w.text.trimmingSpaces) {
                 throw ConfigError("\(w.source): there are no calendars.sources to write back to")
             }
+            if let w = value("calendars.wake"), !["none", ""].contains(w.text.trimmingSpaces) {
+                throw ConfigError("\(w.source): there are no calendars.sources to wake for")
+            }
             return
         }
         config.calendars = try paths(s).map { HeraldConfig.CalendarSource(path: $0) }
-        guard let w = value("calendars.writeBack") else { return }
-        switch w.text.trimmingSpaces {
-        case "none", "": break
-        case "all": for k in config.calendars.indices { config.calendars[k].writeBack = true }
-        default:
-            for p in try paths(w) {
-                guard let k = config.calendars.firstIndex(where: { $0.path == p }) else {
-                    throw ConfigError("\(w.source): \"\(p)\" is not one of calendars.sources")
+        // `all`, `none`, or some of the sources: each key sets its flag on those.
+        func choose(_ key: String, _ flag: WritableKeyPath<HeraldConfig.CalendarSource, Bool>) throws(ConfigError) {
+            guard let w = value(key) else { return }
+            switch w.text.trimmingSpaces {
+            case "none", "": break
+            case "all": for k in config.calendars.indices { config.calendars[k][keyPath: flag] = true }
+            default:
+                for p in try paths(w) {
+                    guard let k = config.calendars.firstIndex(where: { $0.path == p }) else {
+                        throw ConfigError("\(w.source): \"\(p)\" is not one of calendars.sources")
+                    }
+                    config.calendars[k][keyPath: flag] = true
                 }
-                config.calendars[k].writeBack = true
             }
         }
+        try choose("calendars.writeBack", \.writeBack)
+        try choose("calendars.wake", \.wake)
     }
 
     /// `sync.calendar` (the vdir collection Herald's synced jobs live in: one folder of `.ics`

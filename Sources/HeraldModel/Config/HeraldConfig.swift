@@ -42,7 +42,9 @@ public struct HeraldConfig: Sendable, Equatable {
         public var path: String
         /// Dismiss and Snooze are written into the item (RFC 9074), for sync to carry (`calendars.writeBack`).
         public var writeBack: Bool
-        public init(path: String, writeBack: Bool = false) { self.path = path; self.writeBack = writeBack }
+        /// Its alarms wake the machine from suspend (`calendars.wake`).
+        public var wake = false
+        public init(path: String, writeBack: Bool = false, wake: Bool = false) { self.path = path; self.writeBack = writeBack; self.wake = wake }
     }
 
     /// swift-log's levels, least first (the engine's log lines carry them too).

@@ -49,6 +49,7 @@ extension Engine {
         func endPopup(of occurrence: Instant) -> Firing? {
             guard let f = onScreen, f.name.occurrence == occurrence else { return nil }
             update(id) { $0.popup = nil }
+            rings.stop(id, answered: true)
             effects.append(.close(jobID: id))
             return f
         }

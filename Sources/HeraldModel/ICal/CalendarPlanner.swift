@@ -40,8 +40,9 @@ public enum CalendarPlanner {
         job.text = first.location
         job.calendar = CalendarLink(file: file, uid: first.uid, source: source.path,
                                     writeBack: source.writeBack && !first.hasAttendees, todo: first.isTodo, heraldKind: first.heraldKind)
-        // A synced `herald alarm` wakes the machine as the alarm itself would.
-        if first.heraldKind == "alarm" { job.wake = true }
+        // A synced `herald alarm` wakes the machine as the alarm itself would; a source in
+        // `calendars.wake` wakes it for every alarm.
+        if first.heraldKind == "alarm" || source.wake { job.wake = true }
         job.alarms = listed.map { a in
             CalendarAlarmEntry(
                 at: a.at,

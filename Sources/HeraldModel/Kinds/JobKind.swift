@@ -178,6 +178,9 @@ extension OccurrenceRole {
 }
 
 extension Job {
+    /// How long Snooze puts it off when no span is named (an alarm's `alarms.snooze`).
+    public func defaultSnooze(_ config: HeraldConfig) -> Span { kind.rules.snoozeSpan(of: self, config: config) }
+
     /// The urgency its popups have: its own, else its kind's, else the config's default.
     public func effectiveUrgency(_ config: HeraldConfig) -> Urgency { urgency ?? kind.rules.urgency(of: self) ?? config.urgency }
 
