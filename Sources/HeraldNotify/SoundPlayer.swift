@@ -27,6 +27,9 @@ final class SoundPlayer: @unchecked Sendable {
     private var loops: [UInt64: Loop] = [:]
     private struct Loop {
         var sound: Sound
+        /// Played instead once `sound` fails (a theme name no theme has, a file gone): an alarm
+        /// must not go silent over a typo.
+        var fallback: Sound?
         var description: String
         var jobID: String
         var playing: UInt32?
@@ -43,10 +46,11 @@ final class SoundPlayer: @unchecked Sendable {
 
     /// Plays `sound` again and again, each time it ends, until `stopLoop` with the token
     /// returned (at most once a second, however short the sound).
-    func startLoop(_ sound: Sound, description: String, jobID: String) -> UInt64 {
+    func startLoop(_ sound: Sound, fallback: Sound? = .themed("alarm-clock-elapsed"), description: String, jobID: String) -> UInt64 {
         let token = nextLoop.withLock { $0 += 1; return $0 }
         queue.async { [self] in
-            loops[token] = Loop(sound: sound, description: description, jobID: jobID, playing: nil, startedAt: .now())
+            loops[token] = Loop(sound: sound, fallback: fallback == sound ? nil : fallback, description: description, jobID: jobID,
+                                playing: nil, startedAt: .now())
             playLoop(token)
         }
         return token
@@ -65,6 +69,11 @@ final class SoundPlayer: @unchecked Sendable {
         guard var loop = loops[token] else { return }
         loop.startedAt = .now()
         loop.playing = playOnQueue(loop.sound, description: loop.description, jobID: loop.jobID)
+        if loop.playing == nil, let fallback = loop.fallback {
+            loop.sound = fallback
+            loop.fallback = nil
+            loop.playing = playOnQueue(fallback, description: loop.description, jobID: loop.jobID)
+        }
         // A sound that cannot be played ends the loop (it would fail the same way each time).
         if loop.playing == nil { loops[token] = nil } else { loops[token] = loop }
     }
@@ -74,6 +83,13 @@ final class SoundPlayer: @unchecked Sendable {
         playing[id] = nil
         guard let (token, loop) = loops.first(where: { $0.value.playing == id }) else { return }
         guard code == 0 else {
+            // Cut off (Stop) ends it; a sound that failed as it played gives way to the fallback.
+            if code != -11 /* CA_ERROR_CANCELED */, let fallback = loop.fallback {
+                loops[token]?.sound = fallback
+                loops[token]?.fallback = nil
+                loops[token]?.playing = nil
+                return playLoop(token)
+            }
             loops[token] = nil
             return
         }

@@ -42,11 +42,15 @@ static int keep_only_wake_alarm(void) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
+/* Set when a client does not take its answers: it is dropped rather than waited for (a
+ * client that only writes would otherwise block the helper for everyone). */
+static int client_stuck = 0;
+
 static void answer(int fd, const char *line) {
     size_t n = strlen(line);
     while (n > 0) {
-        ssize_t w = send(fd, line, n, MSG_NOSIGNAL);
-        if (w <= 0) return;
+        ssize_t w = send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w <= 0) { client_stuck = 1; return; }
         line += w;
         n -= (size_t)w;
     }
@@ -91,7 +95,8 @@ static void handle(int *timerp, int client, char *line) {
         }
         return answer(client, reply);
     }
-    if (sscanf(line, "arm %lld %lld%c", &seconds, &nanoseconds, &extra) == 2 && seconds > 0 && seconds < (1LL << 40)
+    /* Up to the kernel's largest time (KTIME_MAX, in 2262): beyond it an alarm is clamped there. */
+    if (sscanf(line, "arm %lld %lld%c", &seconds, &nanoseconds, &extra) == 2 && seconds > 0 && seconds < 9223372035LL
         && nanoseconds >= 0 && nanoseconds < 1000000000LL) {
         struct itimerspec at = {{0, 0}, {(time_t)seconds, (long)nanoseconds}};
         if (timerfd_settime(timer, TFD_TIMER_ABSTIME, &at, NULL) != 0) {
@@ -157,6 +162,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (check) { printf("herald-wake: can wake the machine from suspend\n"); return 0; }
+    if (path != NULL && path[0] != '/') {
+        fprintf(stderr, "herald-wake: --socket '%s' is not an absolute path\n", path);
+        return 2;
+    }
     if (path == NULL) {
         const char *runtime = getenv("XDG_RUNTIME_DIR");
         if (runtime == NULL || runtime[0] != '/') {
@@ -207,13 +216,24 @@ int main(int argc, char **argv) {
             if (n <= 0) { close(client); client = -1; used = 0; continue; }
             used += (size_t)n;
             char *newline;
-            while ((newline = memchr(line, '\n', used)) != NULL) {
+            while (client >= 0 && (newline = memchr(line, '\n', used)) != NULL) {
                 *newline = 0;
-                handle(&timer, client, line);
+                if (memchr(line, 0, (size_t)(newline - line)) != NULL) {
+                    answer(client, "error a NUL byte in the line\n");
+                } else {
+                    handle(&timer, client, line);
+                }
                 size_t rest = used - (size_t)(newline + 1 - line);
                 memmove(line, newline + 1, rest);
                 used = rest;
+                if (client_stuck) {
+                    close(client);
+                    client = -1;
+                    used = 0;
+                    client_stuck = 0;
+                }
             }
+            if (client < 0) continue;
             if (used == sizeof line - 1) {  /* a line longer than any request: the client goes */
                 answer(client, "error line too long\n");
                 close(client);

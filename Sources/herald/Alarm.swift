@@ -55,10 +55,36 @@ extension Herald {
             let ctx = try CLIContext.load(global)
             let jobID = try PopupOptions.jobID(id, ctx)
             let soundValue = try SoundOptions.value(sound: sound, silent: false)
+            if let name = soundValue, !name.hasPrefix("/"), !Self.themeHasSound(name) {
+                warn("note: no installed sound theme has a sound named '\(name)'; if it cannot be played, the alarm rings with alarm-clock-elapsed")
+            }
             var words = self.words
-            // The time comes first unless --in or a whole --every expression says when.
+            // The time comes first unless --in or a whole --every expression says when: the
+            // longest run of leading words (up to 3) that reads as one ("6:30 pm", "tomorrow
+            // 6:30", "fri 9am"), so that no part of it is taken for the label.
             let everyHasTime = every.map { Self.hasTimeOfDay($0) } ?? false
-            let timeWord: String? = inSpan == nil && !everyHasTime ? (words.isEmpty ? nil : words.removeFirst()) : nil
+            var timeWord: String?
+            var due: Instant?
+            if inSpan == nil && !everyHasTime && !words.isEmpty {
+                if every == nil {
+                    for k in stride(from: min(3, words.count), through: 1, by: -1) {
+                        let text = words[0..<k].joined(separator: " ")
+                        if let meaning = try? TimePhrase.parse(text, now: ctx.now, zone: ctx.zone) {
+                            (timeWord, due) = (text, meaning.instant)
+                            words.removeFirst(k)
+                            break
+                        }
+                    }
+                    if timeWord == nil { _ = try ctx.phrase(words[0], option: "TIME") }  // says why the first word is no time
+                } else {
+                    let twoWords = words.count > 1 && ["am", "pm"].contains(words[1].lowercased())
+                    timeWord = twoWords ? words[0] + words[1] : words[0]
+                    words.removeFirst(twoWords ? 2 : 1)
+                }
+            } else if let first = words.first, Self.clockTime(first) != nil || first.contains(":") {
+                throw CLIError.usage(inSpan != nil ? "'\(first)' looks like a time, and --in says when already: give one of them"
+                                                   : "the time is given twice: --every '\(every ?? "")' names one, and '\(first)'")
+            }
             let label = words.joined(separator: " ").trimmingSpaces
             var job = Job(kind: .alarm, id: jobID, title: label.isEmpty ? nil : label, icon: "alarm-symbolic", sound: soundValue)
             if let every {
@@ -83,7 +109,8 @@ extension Herald {
                 say("Alarm \(jobID): \(expression), first \(ctx.when(first))" + ctx.syncedNote(synced))
             } else {
                 if timeWord == nil && inSpan == nil { throw CLIError.usage("say when: 'herald alarm 07:00 [LABEL]' or 'herald alarm --in 20m [LABEL]'") }
-                let due = try WhenOptions.resolve(at: timeWord, inSpan: inSpan, ctx)
+                let due = try due ?? WhenOptions.resolve(at: nil, inSpan: inSpan, ctx)
+                guard due <= Job.latestInstant else { throw CLIError.usage("TIME: '\(timeWord ?? "")' is after 9999-12-30, the latest time a job may have") }
                 guard due > ctx.now else { throw CLIError.usage("TIME: \(ISO8601.format(due, in: ctx.zone)) is in the past") }
                 job.at = due
                 job.timezone = ctx.zone.identifierForJobs
@@ -93,6 +120,24 @@ extension Herald {
             if let problem = Self.wakeProblem(ctx) {
                 warn("note: this alarm will not wake a sleeping machine (\(problem)); it rings once the machine is awake. To fix: \(DaemonStatus.wakeFix(helper: installedHelper("herald-wake").found ?? "/usr/lib/herald/herald-wake"))")
             }
+        }
+
+        /// Whether a freedesktop sound theme under /usr/share/sounds (or ~/.local/share/sounds)
+        /// has `name` (`.oga`, `.ogg` or `.wav`, in any of its folders).
+        static func themeHasSound(_ name: String) -> Bool {
+            let home = Environment.current()["HOME"] ?? ""
+            // A folder that cannot be listed holds no sound we could find: it is skipped.
+            for root in ["/usr/share/sounds", "/usr/local/share/sounds", home + "/.local/share/sounds"] {
+                guard let themes = try? FileSystem.list(root) else { continue }
+                for theme in themes {
+                    guard let folders = try? FileSystem.list(root + "/" + theme) else { continue }
+                    for folder in folders + [""] {
+                        let base = root + "/" + theme + (folder.isEmpty ? "" : "/" + folder) + "/" + name
+                        if [".oga", ".ogg", ".wav"].contains(where: { FileSystem.exists(base + $0, followLinks: true) }) { return true }
+                    }
+                }
+            }
+            return false
         }
 
         /// Why heraldd cannot wake the machine, from its status.json; nil when it can or has not said.

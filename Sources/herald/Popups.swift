@@ -39,7 +39,7 @@ extension Herald {
             let schedule: JobSchedule
             do { schedule = try JobSchedule(job, localZone: ctx.zone, defaultLead: ctx.config.lead) } catch { throw CLIError.data("job '\(p.id)': \(error)") }
             guard let step = JobDecision.acknowledge(name, job: job, schedule: schedule, now: ctx.now) else {
-                throw CLIError.data("job '\(p.id)' is not waiting to repeat: nothing to acknowledge (only reminders with --repeat wait for one)")
+                throw CLIError.data("job '\(p.id)' is not waiting to repeat: nothing to acknowledge (only reminders with --repeat and ringing or snoozed alarms wait for one)")
             }
             var next: Instant? = nil
             do {
@@ -101,7 +101,8 @@ extension Herald {
             case .on:
                 try write(QuietSwitch(since: ctx.now, until: span.map { ctx.fromNow($0) }), ctx)
                 say("Quiet " + (span.map { "until \(ctx.when(ctx.fromNow($0)))" } ?? "until 'herald quiet off'")
-                    + ": popups are held and shown as one summary afterwards; critical ones still show.")
+                    + ": popups are held and shown as one summary afterwards; critical ones still show"
+                    + (ctx.config.alarms.ringsWhenQuiet ? ", and alarms ring." : " (alarms wait too: alarms.duringQuiet is hold)."))
             case .off:
                 if let current = ctx.spool.quietSwitch(), current.contains(ctx.now) {
                     try write(QuietSwitch(since: current.since, until: ctx.now), ctx)

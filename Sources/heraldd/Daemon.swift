@@ -70,6 +70,8 @@ final class Daemon: @unchecked Sendable {
     private var zoneWatcher: LocaltimeWatcher?
     private var watchdog: DispatchSourceTimer?
     private var maintenance: DispatchSourceTimer?
+    /// The jobs that wake the machine were looked for in the pack (scheduler queue).
+    private var wakersLooked = false
     private var signalSources: [any DispatchSourceSignal] = []
     private var statusDue = false
     private var readySent = false
@@ -280,7 +282,6 @@ final class Daemon: @unchecked Sendable {
                                         "version": "\(HeraldVersion.string)"])
         startWatchdog()
         startMaintenance()
-        findWakers()
     }
 
     /// Carries out the engine's effects, then refreshes status.json and systemd's status line.
@@ -495,8 +496,9 @@ final class Daemon: @unchecked Sendable {
 
     /// Prunes old records, and rewrites the document pack when it is missing or mostly stale,
     /// now and once a day, off the scheduler's queue.
-    /// The jobs that wake the machine, among those pending at start (jobs taken in later are
-    /// known from their intake): read from the document pack, off the scheduler's queue.
+    /// The jobs that wake the machine, among those pending (jobs taken in later are known from
+    /// their intake): read from the document pack on the maintenance queue, so after its first
+    /// run has rebuilt a pack that was missing. At start, and when `alarms.wake` changed.
     private func findWakers() {
         let (spool, kinds) = (settings.spool, engine.config.alarms.wakeKinds)
         background.async { [self] in
@@ -505,6 +507,8 @@ final class Daemon: @unchecked Sendable {
         }
     }
 
+    /// Prunes old records and rewrites the document pack when it is missing or mostly stale:
+    /// now, then daily. The first run then looks for the jobs that wake the machine.
     private func startMaintenance() {
         let source = DispatchSource.makeTimerSource(queue: queue)
         source.schedule(wallDeadline: .now(), repeating: .seconds(86_400), leeway: .seconds(60))
@@ -520,6 +524,11 @@ final class Daemon: @unchecked Sendable {
                     logger.info("Rewrote the document pack", metadata: ["records": "\(result.records)", "files.read": "\(result.read)"])
                     herald_release_free_memory()
                 }
+            }
+            // After the first run (on the same serial queue): the pack is there by then.
+            if !wakersLooked {
+                wakersLooked = true
+                findWakers()
             }
         }
         source.resume()
@@ -640,7 +649,11 @@ final class Daemon: @unchecked Sendable {
             for (dir, mode) in settings.spool.tightenPermissions() {
                 logger.warning("Spool directory was open to other users; made it 0700", metadata: ["path": "\(dir)", "mode.was": "0\(String(mode, radix: 8))"])
             }
+            let wakeKindsChanged = config.alarms.wakeKinds != engine.config.alarms.wakeKinds
             send(.configReloaded(config))
+            // Which pending jobs wake the machine follows from the new `alarms.wake`: the engine
+            // forgot them (configReloaded), and the pack says again.
+            if wakeKindsChanged { findWakers() }
             calendars.configure(config, localZone: engine.localZone)
             levelBox.level = Logger.Level(config.logLevel)
             logger.info("Configuration reloaded")

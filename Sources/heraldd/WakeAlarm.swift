@@ -26,6 +26,9 @@ final class WakeAlarm: @unchecked Sendable {
     // Queue-confined.
     private var timer: Descriptor?
     private var helper: Descriptor?
+    /// Watches the helper's connection: it closing (the helper stopped or restarted, and lost
+    /// its timer) makes heraldd connect again and arm it anew.
+    private var helperWatch: DispatchSourceRead?
     private var wanted: Instant?
     private var reported: Holder?
 
@@ -58,10 +61,11 @@ final class WakeAlarm: @unchecked Sendable {
         }
     }
 
-    /// While a wake is wanted and the helper does not answer, it is asked again after 30 s,
+    /// While a wake is wanted and the helper does not answer, it is asked again after 2 s,
     /// then after twice as long each time up to an hour: it may start after heraldd (the two
-    /// units start together) or be installed later. Nothing is retried while no job wakes.
-    private var retryDelay = 30
+    /// units start together), restart (systemd, 2 s later) or be installed later. Nothing is
+    /// retried while no job wakes.
+    private var retryDelay = 2
     private var retryPending = false
 
     private func retryLater() {
@@ -80,7 +84,7 @@ final class WakeAlarm: @unchecked Sendable {
 
     private func settle(_ holder: Holder) {
         state.withLock { $0 = (holder, wanted) }
-        if case .nobody = holder { retryLater() } else { retryDelay = 30 }
+        if case .nobody = holder { retryLater() } else { retryDelay = 2 }
         changed.withLock { $0 }?()
         guard holder != reported else { return }
         reported = holder
@@ -122,16 +126,42 @@ final class WakeAlarm: @unchecked Sendable {
                     return .nobody("heraldd lacks CAP_WAKE_ALARM, and herald-wake does not answer at \(socketPath)")
                 }
                 helper = connected
+                watch(connected)
             }
             if let answer = exchange(line) {
                 guard answer == "ok" else { return .nobody("herald-wake refused: \(answer)") }
                 return .helper
             }
-            helper?.close()
-            helper = nil
+            dropHelper()
             if attempt == 1 { break }
         }
         return .nobody("herald-wake does not answer at \(socketPath)")
+    }
+
+    /// The helper closed its end (wake queue): it lost the timer with it, so heraldd is left
+    /// without a holder until it connects again and re-arms (`retryLater`).
+    private func watch(_ fd: Descriptor) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd.raw, queue: queue)
+        source.setEventHandler { [self] in
+            var byte: UInt8 = 0
+            let n = recv(fd.raw, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if n > 0 { _ = recv(fd.raw, &byte, 1, Int32(MSG_DONTWAIT)); return }  // nothing is said unasked: dropped
+            if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
+            guard helper === fd else { return }
+            logger.notice("herald-wake went away; arming the wake timer again when it is back")
+            dropHelper()
+            settle(.nobody("heraldd lacks CAP_WAKE_ALARM, and herald-wake went away"))
+        }
+        // libdispatch wants the descriptor open until the source is cancelled.
+        source.setCancelHandler { fd.close() }
+        helperWatch = source
+        source.resume()
+    }
+
+    private func dropHelper() {
+        if let helperWatch { helperWatch.cancel() } else { helper?.close() }
+        helperWatch = nil
+        helper = nil
     }
 
     private func connect(_ path: String) -> Descriptor? {

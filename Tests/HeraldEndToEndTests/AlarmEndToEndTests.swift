@@ -40,7 +40,7 @@ final class LogindMock {
 /// The wake-from-suspend timers a process holds: each `CLOCK_REALTIME_ALARM` (clock 8) timerfd's
 /// remaining time, read from /proc/PID/fdinfo as the kernel shows it.
 func wakeTimers(of pid: Int32) -> [Double] {
-    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+    guard let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return [] }  // the process is gone
     return fds.compactMap { fd -> Double? in
         guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) == "anon_inode:[timerfd]",
               let info = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8),
@@ -77,7 +77,7 @@ struct AlarmEndToEndTests {
     /// after a restart (from the document pack, before the alarm is due).
     @Test func theWakeTimerFollowsTheAlarmThroughSnoozeCancelAndRestart() throws {
         let scene = try Scene()
-        try scene.writeConfig("alarms:\n  wakeAhead: 60s\n")
+        try scene.writeConfig("alarms:\n  wakeAhead: 60s\n  ringFor: 5m\n")
         var daemon = try scene.startDaemon()
         let alarm = try scene.herald("alarm", "--in", "10m", "Tea")
         #expect(alarm.status == 0, "\(alarm.stderr)")
@@ -96,7 +96,8 @@ struct AlarmEndToEndTests {
         let shown = try #require(scene.server!.waitForNotifications(1).first)
         #expect(shown.actions.contains("stop") && shown.actions.contains("snooze"))
         #expect(shown.hints["urgency"] == .int(2))
-        #expect(waitUntil { wakeTimers(of: daemon.pid) == [0] })  // nothing else waits to wake
+        // While it rings its file waits at the ring's end (5 min, less the 60 s ahead).
+        #expect(waitUntil { wakeTimers(of: daemon.pid).contains { $0 > 230 && $0 <= 240 } }, "\(wakeTimers(of: daemon.pid))")
         let calls = try scene.server!.notifications().count
         try scene.server!.press("snooze", onNotification: calls)
         #expect(waitUntil { wakeTimers(of: daemon.pid).contains { $0 > 530 && $0 <= 540 } }, "\(wakeTimers(of: daemon.pid))")
@@ -150,8 +151,41 @@ struct AlarmEndToEndTests {
         #expect(waitUntil { wakeTimers(of: helper.pid).contains { $0 > 530 && $0 <= 540 } }, "\(wakeTimers(of: helper.pid))")
         #expect(wakeTimers(of: daemon.pid).isEmpty)
         #expect(waitUntil { scene.status()?.wakeHolder == "herald-wake" })
+        // The helper restarts (and loses its timer): heraldd sees it go and arms the new one.
+        helper.stop(SIGTERM)
+        let again = try Child(Binaries.directory + "/herald-wake", ["--socket", socket], environment: ["PATH": "/usr/bin:/bin"],
+                              directory: scene.directory, name: "herald-wake-again")
+        defer { again.stop() }
+        #expect(waitUntil(timeout: 15) { wakeTimers(of: again.pid).contains { $0 > 500 && $0 <= 540 } }, "\(wakeTimers(of: again.pid))")
+        #expect(waitUntil { scene.status()?.wakeHolder == "herald-wake" })
         #expect(try scene.herald("cancel", id).status == 0)
-        #expect(waitUntil { wakeTimers(of: helper.pid) == [0] })
+        #expect(waitUntil { wakeTimers(of: again.pid) == [0] })
+    }
+
+    /// `herald ack` and `herald cancel` stop a ringing one-shot alarm (its file waits in the
+    /// ringing state, so the CLI finds it), and heraldd killed while one rings rings it again.
+    @Test func ackAndCancelStopARingingAlarmAndAKillDoesNotLoseIt() throws {
+        let scene = try Scene()
+        try scene.writeConfig("alarms:\n  ringFor: 3s\n  autoSnooze: 0\n")
+        var daemon = try scene.startDaemon()
+        let a = try jobID(try scene.herald("alarm", "--in", "1s", "One"))
+        _ = try scene.server!.waitForNotifications(1)
+        let ack = try scene.herald("ack", a)
+        #expect(ack.status == 0, "\(ack.stderr)")
+        #expect(waitUntil { scene.history().filter { $0.id == a }.map(\.outcome) == [.shown, .done] })
+        #expect(try scene.server!.closed().count == 1)
+        let b = try jobID(try scene.herald("alarm", "--in", "1s", "Two"))
+        _ = try scene.server!.waitForNotifications(2)
+        #expect(try scene.herald("cancel", b).status == 0)
+        #expect(try waitUntil { try scene.server!.closed().count == 2 })
+        #expect(scene.files("jobs").isEmpty)
+        let c = try jobID(try scene.herald("alarm", "--in", "1s", "Three"))
+        _ = try scene.server!.waitForNotifications(3)
+        daemon.stop(SIGKILL)
+        daemon = try scene.startDaemon()
+        // Its file waited at the ring's end: it rings again then, and is recorded each time.
+        _ = try scene.server!.waitForNotifications(4)
+        #expect(waitUntil { scene.history().filter { $0.id == c && $0.outcome == .shown }.count == 2 })
     }
 
     /// While it rings, heraldd holds logind's idle block lock; Stop lets it go, and the ring's

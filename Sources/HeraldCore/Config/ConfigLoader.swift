@@ -237,7 +237,7 @@ public enum ConfigLoader {
         if let v = value("alarms.wake") {
             var kinds = Set<Job.Kind>()
             if v.text.trimmingSpaces != "none" {
-                for part in v.text.split(separator: ",") {
+                for part in v.text.split(separator: ",", omittingEmptySubsequences: false) {
                     let name = String(part).trimmingSpaces
                     guard let kind = Job.Kind(rawValue: name) else {
                         throw ConfigError("\(v.source): \"\(name)\" is not a kind (\(Job.Kind.allCases.map(\.rawValue).joined(separator: ", ")), or none)")

@@ -88,7 +88,8 @@ extension Engine {
     /// occurrence (or finishes).
     mutating func acknowledge(_ popup: Firing, now: Instant) -> [EngineEffect] {
         let id = popup.name.id
-        guard popup.job.repeat != nil, let record = records[id], let pending = record.name, pending.occurrence == popup.name.occurrence,
+        guard popup.job.repeat != nil || popup.job.rings, let record = records[id], let pending = record.name,
+              pending.occurrence == popup.name.occurrence,
               pending.snoozedUntil != nil, !record.isBusy else { return [] }
         guard let step = JobDecision.acknowledge(pending, job: popup.job, schedule: popup.schedule, now: now) else { return [] }
         logger.info("Repeats acknowledged", metadata: ["job.id": "\(id)"])

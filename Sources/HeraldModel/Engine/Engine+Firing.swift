@@ -277,6 +277,11 @@ extension Engine {
     /// When a `repeat` reminder shown at `now` shows again; nil when it does not (no repeat,
     /// or `popups.maxRepeats` reached: the count is the time since the occurrence over the span).
     func repeatTime(_ f: Firing, now: Instant) -> Instant? {
+        // A popup that rings keeps its file at the ring's end until it is stopped (or the ring
+        // ends, `ringsRanOut`): a heraldd stopped meanwhile rings it again then, never loses it.
+        if f.schedule.role(of: f.name.occurrence) != .warning, let ring = f.job.kind.rules.ringsFor(f.job, config: config) {
+            return now + ring
+        }
         guard let span = f.job.repeat, f.job.kind == .reminder, span > .zero,
               f.schedule.role(of: f.name.occurrence) == .reminder else { return nil }  // warnings do not repeat
         let shownAgain = (f.name.fireAt - f.name.occurrence).microseconds / span.microseconds  // 0 at the first popup

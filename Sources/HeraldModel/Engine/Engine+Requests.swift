@@ -5,10 +5,6 @@ extension Engine {
     mutating func request(_ request: ClientRequest, ticket: UInt64, now: Instant) -> [EngineEffect] {
         let id = request.id
         logger.info("Client request", metadata: ["job.id": "\(id)", "request": "\(request.verb)"])
-        // A ringing alarm stops at once: its popup holds the job it needs.
-        if case .ack = request, let stopped = stopRinging(id, note: "herald ack", now: now) {
-            return stopped + [.reply(ticket: ticket, .acknowledged(next: name(of: id)))] + tick(now: now)
-        }
         if let record = records[id], let name = record.name {
             guard !record.isFiling else {
                 return [.reply(ticket: ticket, .refused(ClientRefusal(.changed, "job '\(id)' is still being taken in; try again")))]
@@ -58,7 +54,7 @@ extension Engine {
         case .ack:
             let pending = load.name
             guard let step = JobDecision.acknowledge(pending, job: job, schedule: schedule, now: now) else {
-                return refuse(.notWaiting, "job '\(id)' is not waiting to repeat: nothing to acknowledge (only reminders with --repeat wait for one)")
+                return refuse(.notWaiting, "job '\(id)' is not waiting to repeat: nothing to acknowledge (only reminders with --repeat and ringing or snoozed alarms wait for one)")
             }
             let popup = endPopup(of: pending.occurrence)
             effects.append(.spool(.appendHistory(JobDecision.ackRecord(pending, job: job, schedule: schedule, now: now))))

@@ -73,6 +73,11 @@ extension Engine {
             guard again.allowed else {
                 logger.info("Alarm unanswered; it gave up", metadata: ["job.id": "\(id)"])
                 effects.append(ending(popup, .unanswered, now: now, note: rang + "; snoozed itself \(again.count) times, no more"))
+                // Its file leaves the ringing state: on to the next occurrence, or done.
+                if let pending = name(of: id), pending.occurrence == ring.occurrence, !(records[id]?.isBusy ?? true),
+                   let step = JobDecision.acknowledge(pending, job: popup.job, schedule: popup.schedule, now: now) {
+                    effects.append(take(step, from: pending))
+                }
                 continue
             }
             logger.info("Alarm unanswered; it snoozes itself", metadata: ["job.id": "\(id)", "count": "\(again.count)"])
@@ -80,15 +85,6 @@ extension Engine {
                               note: rang + "; snoozed itself (\(again.count) of \(config.alarms.autoSnooze))", now: now)
         }
         return effects
-    }
-
-    /// `herald ack` of a ringing popup: it stops, as its Stop button would.
-    mutating func stopRinging(_ id: String, note: String, now: Instant) -> [EngineEffect]? {
-        guard rings.ringing[id] != nil, case .onScreen(let f)? = records[id]?.popup else { return nil }
-        rings.stop(id, answered: true)
-        update(id) { $0.popup = nil }
-        logger.info("Alarm stopped", metadata: ["job.id": "\(id)"])
-        return [.close(jobID: id), ending(f, .done, now: now, note: note)]
     }
 
     // MARK: waking the machine

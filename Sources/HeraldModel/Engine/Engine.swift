@@ -145,6 +145,9 @@ public struct Engine: Sendable {
             effects = tick(now: now)
         case .localZoneChanged(let zone, let jobs): effects = localZoneChanged(to: zone, jobs: jobs, now: now)
         case .configReloaded(let config):
+            // Other kinds wake the machine now: heraldd looks for the waking jobs again
+            // (`wakersFound`); until then only those it knows from their own `wake` would.
+            if config.alarms.wakeKinds != self.config.alarms.wakeKinds { wakers.removeAll() }
             self.config = config
             logger = EngineLog(level: config.logLevel)  // as heraldd's own logger
             quiet.hours = config.quietHours

@@ -11,10 +11,10 @@ public enum JobDecision {
         case finish
     }
 
-    /// A repeating reminder waiting to repeat stops and moves on to its next occurrence (or
-    /// finishes); nil when the job is not waiting to repeat.
+    /// A repeating reminder waiting to repeat (or an alarm ringing, or snoozed) stops and moves
+    /// on to its next occurrence (or finishes); nil when the job is not waiting to repeat.
     public static func acknowledge(_ pending: JobFileName, job: Job, schedule: JobSchedule, now: Instant) -> Step? {
-        guard job.repeat != nil, pending.snoozedUntil != nil else { return nil }
+        guard job.repeat != nil || job.rings, pending.snoozedUntil != nil else { return nil }
         if let next = schedule.next(after: pending.occurrence, now: now) { return .move(to: JobFileName(id: pending.id, occurrence: next)) }
         return .finish
     }

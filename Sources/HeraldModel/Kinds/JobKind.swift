@@ -178,6 +178,11 @@ extension OccurrenceRole {
 }
 
 extension Job {
+    /// Whether its popup rings until stopped (an alarm's): until then its file is in a "ringing"
+    /// state, a snooze of the same occurrence to the ring's end, so nothing is lost if heraldd
+    /// stops while it rings.
+    public var rings: Bool { kind.rules.ringsFor(self, config: HeraldConfig()) != nil }
+
     /// How long Snooze puts it off when no span is named (an alarm's `alarms.snooze`).
     public func defaultSnooze(_ config: HeraldConfig) -> Span { kind.rules.snoozeSpan(of: self, config: config) }
 
