@@ -226,4 +226,22 @@ struct EngineAlarmTests {
         clock.set(at("2026-11-22T07:10:00Z"))
         #expect(again.tick().map(\.jobID) == ["a"])
     }
+
+    /// A damaged record costs only itself: the alarm filed after it is still found, and one
+    /// whose kind is written with an escape is read too.
+    @Test func theDocumentPackIsReadPastADamagedRecord() throws {
+        try submit(Job(kind: .reminder, id: "r", at: at("2026-11-22T09:00:00Z"), text: "Plain"))
+        let e = engine()
+        try e.start()
+        let pack = JobDocPack(spool: spool)
+        let torn = FileHandle(forWritingAtPath: pack.path)!
+        torn.seekToEndOfFile()
+        torn.write(Data([0x48, 0x44, 0x50, 0x4B, 0x05, 0x00, 0x00]))  // a record's magic, then nothing whole
+        try torn.close()
+        try spool.prepare()
+        _ = try spool.submit(#"{"version":1,"kind":"\u0061larm","id":"late","at":"2026-11-22T10:00:00Z"}"#, name: "late.json")
+        e.send(.intakeAppeared(["late.json"]))
+        let found = try #require(pack.wakeFields(kinds: [.alarm]))
+        #expect(found.map(\.id) == ["late"])
+    }
 }
