@@ -92,7 +92,11 @@ extension Engine {
     /// Notes whether job `id` wakes the machine from suspend (its `wake`, else the config's
     /// `alarms.wake` for its kind).
     mutating func noteWaker(_ id: String, kind: Job.Kind, wake: Bool?) {
-        if config.alarms.wakes(kind: kind, wake: wake) { wakers.insert(id) } else if !wakers.isEmpty { wakers.remove(id) }
+        if config.alarms.wakes(kind: kind, wake: wake) {
+            if wakers.insert(id).inserted { wakeDirty = true }
+        } else if !wakers.isEmpty, wakers.remove(id) != nil {
+            wakeDirty = true
+        }
     }
 
     /// When the machine must wake next: `alarms.wakeAhead` before the earliest due time of a

@@ -36,6 +36,9 @@ public struct Engine: Sendable {
     /// The pending jobs that wake the machine from suspend, and the wake last asked for.
     var wakers = Set<String>()
     var armedWake = ArmedWakeup.asked(nil)  // heraldd starts with its wake timer disarmed
+    /// A waking job changed (or the set did) since the wake was last worked out: it is worked
+    /// out again only then, or once its instant has passed, never by a walk at every event.
+    var wakeDirty = false
     /// Where ids for job files without one come from.
     var ids: SeededGenerator
 
@@ -148,6 +151,7 @@ public struct Engine: Sendable {
             // Other kinds wake the machine now: heraldd looks for the waking jobs again
             // (`wakersFound`); until then only those it knows from their own `wake` would.
             if config.alarms.wakeKinds != self.config.alarms.wakeKinds { wakers.removeAll() }
+            wakeDirty = true
             self.config = config
             logger = EngineLog(level: config.logLevel)  // as heraldd's own logger
             quiet.hours = config.quietHours
@@ -164,7 +168,9 @@ public struct Engine: Sendable {
             armedWakeup = .asked(wake)
             effects.append(.armTimer(wake))
         }
-        if !wakers.isEmpty || armedWake != .asked(nil) {
+        let wakePassed: Bool = { if case .asked(let at?) = armedWake { return at <= now } else { return false } }()
+        if wakeDirty || wakePassed {
+            wakeDirty = false
             let machine = nextWake(now: now)
             if armedWake != .asked(machine) {
                 armedWake = .asked(machine)
@@ -259,6 +265,7 @@ public struct Engine: Sendable {
     mutating func update<T>(_ id: String, _ body: (inout JobRecord) -> T) -> T {
         var record = records[id] ?? JobRecord(name: nil)
         let result = body(&record)
+        if !wakers.isEmpty && wakers.contains(id) { wakeDirty = true }
         if record.name == nil { record.gathered = false }  // left the spool: not waited for any more
         if record.isEmpty { records.removeValue(forKey: id) } else { records[id] = record }
         return result
