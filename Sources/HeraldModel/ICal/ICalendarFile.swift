@@ -124,7 +124,7 @@ public struct ICalendarFile: Sendable {
     /// (the whole window would only spend its budget first).
     static func isDense(_ item: ICalItem) -> Bool {
         guard let rule = item.master?.property("RRULE")?.value.uppercased() else { return false }
-        return rule.contains("FREQ=SECONDLY") || rule.contains("FREQ=MINUTELY")
+        return rule.includes("FREQ=SECONDLY") || rule.includes("FREQ=MINUTELY")
     }
 
     /// `alarms(from:to:localZone:)` with the steps it spent (tests check them against the budgets).

@@ -21,7 +21,7 @@ public enum SyncedItem {
     public static func jobID(ofUID uid: String) -> String? {
         guard uid.hasPrefix("herald-") else { return nil }
         let id = String(uid.dropFirst(7))
-        guard Job.isValidID(id), !id.hasPrefix("."), !id.contains(".."), !CalendarPlanner.isCalendarJobID(id) else { return nil }
+        guard Job.isValidID(id), !id.hasPrefix("."), !id.includes(".."), !CalendarPlanner.isCalendarJobID(id) else { return nil }
         return id
     }
 
