@@ -81,7 +81,7 @@ extension Herald {
                     timeWord = twoWords ? words[0] + words[1] : words[0]
                     words.removeFirst(twoWords ? 2 : 1)
                 }
-            } else if let first = words.first, Self.clockTime(first) != nil || first.contains(":") {
+            } else if let first = words.first, Self.clockTime(first) != nil {
                 throw CLIError.usage(inSpan != nil ? "'\(first)' looks like a time, and --in says when already: give one of them"
                                                    : "the time is given twice: --every '\(every ?? "")' names one, and '\(first)'")
             }

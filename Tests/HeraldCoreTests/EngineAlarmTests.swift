@@ -57,7 +57,7 @@ struct EngineAlarmTests {
         try e.start()
         clock.set(at("2026-11-22T07:00:00Z"))
         let shown = try #require(e.tick().first)
-        #expect(e.nextWakeup() == at("2026-11-22T07:10:00Z"))  // the ring's end
+        #expect(e.nextWakeup() == at("2026-11-22T07:09:00Z"))  // the wake ahead of the ring's end (07:10), then the end
         clock.set(at("2026-11-22T07:01:00Z"))
         e.press(.stop, on: shown)
         #expect(outcomes("a") == ["shown", "done"])
@@ -243,5 +243,26 @@ struct EngineAlarmTests {
         e.send(.intakeAppeared(["late.json"]))
         let found = try #require(pack.wakeFields(kinds: [.alarm]))
         #expect(found.map(\.id) == ["late"])
+    }
+
+    /// A waking job held overdue (quiet time) does not stand in for the next one: the later
+    /// alarm's wake is armed; and once the wake-ahead instant has passed, the engine arms the
+    /// alarm's own time (a machine suspended in between still wakes).
+    @Test func anOverdueWakingJobDoesNotBlockTheNextWake() throws {
+        var held = Job(kind: .reminder, id: "r", at: at("2026-11-22T07:00:00Z"), text: "Held by quiet time")
+        held.wake = true
+        var config = HeraldConfig()
+        config.quietHours = QuietHours(parsing: "06:00-08:00")
+        config.alarms.ringsWhenQuiet = false
+        try submit(held, alarm("a", at: "2026-11-22T09:00:00Z"))
+        let e = engine(config)
+        try e.start()
+        clock.set(at("2026-11-22T07:00:01Z"))
+        #expect(!e.tick().contains { $0.jobID == "r" })  // held for the summary, its file still at 07:00
+        #expect(e.wakeArmed == at("2026-11-22T08:59:00Z"))
+        #expect(e.nextWakeup() == at("2026-11-22T08:00:00Z"))  // the quiet time's end comes first
+        clock.set(at("2026-11-22T08:59:00Z"))
+        e.tick()
+        #expect(e.wakeArmed == at("2026-11-22T09:00:00Z"))
     }
 }

@@ -76,6 +76,7 @@ extension Engine {
                 effects.append(.spool(.appendHistory(line)))
             }
             if let popup { effects += writeBack(popup, .snoozed(until: target.fireAt), now: now) }
+            noteWaker(id, kind: job.kind, wake: job.wake)  // a finished one-shot comes back waking
             if let pending {
                 effects.append(move(pending, to: target))
             } else {

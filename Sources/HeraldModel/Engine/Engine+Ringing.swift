@@ -108,6 +108,9 @@ extension Engine {
         var gone: [String] = []
         for id in wakers {
             guard let name = records[id]?.name else { gone.append(id); continue }
+            // One overdue (held for a summary, waiting for the server) is being dealt with: it
+            // must not stand in for the next one to come.
+            guard name.fireAt > now else { continue }
             earliest = earliest.map { min($0, name.fireAt) } ?? name.fireAt
         }
         for id in gone { wakers.remove(id) }

@@ -88,8 +88,13 @@ public struct Engine: Sendable {
     }
 
     private func wakeup(due: Instant?) -> Instant? {
-        [due, outbox.retryAt, summary.wakeup, rings.nextEnd].compactMap { $0 }.min()
+        [due, outbox.retryAt, summary.wakeup, rings.nextEnd, wakeAheadEnds].compactMap { $0 }.min()
     }
+
+    /// When the machine's wake, armed `alarms.wakeAhead` early, has passed: the engine looks
+    /// again then, and arms the job's own time, so a machine put to sleep in between still
+    /// wakes for it.
+    var wakeAheadEnds: Instant? { if case .asked(let at?) = armedWake { return at } else { return nil } }
 
     /// The earliest due time of any scheduled job (for status), ignoring retries.
     public func nextDue() -> Instant? { records.peekDeadline() }
