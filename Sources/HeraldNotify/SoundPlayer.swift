@@ -96,7 +96,7 @@ final class SoundPlayer: @unchecked Sendable {
         let soonest = loop.startedAt + .seconds(1)
         if DispatchTime.now() >= soonest { return playLoop(token) }
         loops[token]?.playing = nil
-        queue.asyncAfter(deadline: soonest) { [self] in if loops[token] != nil, loops[token]?.playing == nil { playLoop(token) } }
+        queue.asyncAfter(deadline: soonest) { [self] in if loops[token] != nil, loops[token]?.playing == nil { playLoop(token) } }  // monotonic: a spacing between plays, nothing plays in suspend
     }
 
     /// Starts `sound` (sound queue); its play id, or nil when it could not start.

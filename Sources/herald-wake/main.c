@@ -14,7 +14,6 @@
  * each answered by "ok", a state line, or "error REASON". Nothing else is read or done. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <poll.h>
@@ -61,8 +60,8 @@ static void answer(int fd, const char *line) {
 static int replace_timer(int *timer) {
     int fresh = timerfd_create(CLOCK_REALTIME_ALARM, TFD_NONBLOCK | TFD_CLOEXEC);
     if (fresh < 0) return -1;
-    if (dup3(fresh, *timer, O_CLOEXEC) < 0) { close(fresh); return -1; }
-    close(fresh);
+    close(*timer);  /* *timer is the one owner: the old timer goes as the new one takes its place */
+    *timer = fresh;
     return 0;
 }
 
@@ -124,7 +123,7 @@ static int listen_on(const char *path) {
     mode_t old = umask(077);
     int bound = bind(fd, (struct sockaddr *)&address, sizeof address);
     umask(old);
-    if (bound != 0 || listen(fd, 4) != 0) { int e = errno; close(fd); errno = e; return -1; }
+    if (bound != 0 || listen(fd, 4) != 0) return -1;  /* the caller exits: the descriptor goes with it */
     return fd;
 }
 

@@ -71,7 +71,7 @@ final class WakeAlarm: @unchecked Sendable {
     private func retryLater() {
         guard !retryPending, wanted != nil, timer == nil, socketPath != nil else { return }
         retryPending = true
-        queue.asyncAfter(deadline: .now() + .seconds(retryDelay)) { [self] in
+        queue.asyncAfter(wallDeadline: .now() + .seconds(retryDelay)) { [self] in
             retryPending = false
             guard case .nobody = state.withLock({ $0.holder }), wanted != nil else { return }
             settle(arm(wanted))

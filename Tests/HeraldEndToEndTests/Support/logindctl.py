@@ -7,13 +7,26 @@
 """
 import json
 import sys
-import time
 
 import dbus
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
 
 NAME = 'org.freedesktop.login1'
 PATH = '/org/freedesktop/login1'
 MANAGER = 'org.freedesktop.login1.Manager'
+
+
+def wait_for_owner(bus, timeout):
+    """Waits for NameOwnerChanged saying NAME is owned, up to `timeout` s (asked after subscribing)."""
+    loop = GLib.MainLoop()
+    bus.add_signal_receiver(lambda name, old, new: new and loop.quit(), signal_name='NameOwnerChanged',
+                            dbus_interface='org.freedesktop.DBus', arg0=NAME)
+    if bus.name_has_owner(NAME):
+        return True
+    GLib.timeout_add(timeout * 1000, loop.quit)
+    loop.run()
+    return bool(bus.name_has_owner(NAME))
 
 
 def manager(bus):
@@ -21,17 +34,11 @@ def manager(bus):
 
 
 def main():
+    DBusGMainLoop(set_as_default=True)
     bus = dbus.SystemBus()
     command = sys.argv[1]
     if command == 'wait':
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                manager(bus).ListInhibitors()
-                return 0
-            except dbus.exceptions.DBusException:
-                time.sleep(0.05)
-        return 1
+        return 0 if wait_for_owner(bus, 10) else 1
     if command == 'inhibitors':
         print(json.dumps([[str(i[0]), str(i[1]), str(i[2]), str(i[3])] for i in manager(bus).ListInhibitors()]))
         return 0
