@@ -57,6 +57,7 @@ release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(CC) $(LOOPDB_FLAGS) -o .build/release/herald-loop-db Sources/herald-loop-db/main.c -lsqlite3
 	$(CC) $(LOOPDB_FLAGS) -o .build/release/herald-wake Sources/herald-wake/main.c
+	$(CC) $(LOOPDB_FLAGS) -o .build/release/herald-runner Sources/herald-runner/main.c
 
 ## Every test: unit tests and end-to-end tests on a private D-Bus session bus.
 test: test-deps
@@ -169,7 +170,7 @@ $(GENERATE_MANUAL):
 install-built: man
 	install -d $(BINDIR) $(HELPERDIR) $(UNITDIR) $(SHAREDIR) $(APPDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 0755 $(BUILD_DIR)/herald $(BUILD_DIR)/heraldd $(BUILD_DIR)/herald-loop-db $(BINDIR)/
-	install -m 0755 $(BUILD_DIR)/herald-wake $(HELPERDIR)/
+	install -m 0755 $(BUILD_DIR)/herald-wake $(BUILD_DIR)/herald-runner $(HELPERDIR)/
 	sed 's|%h/.local/bin/heraldd|$(PREFIX)/bin/heraldd|' systemd/heraldd.service > $(UNITDIR)/heraldd.service
 	sed 's|%h/.local/lib/herald/herald-wake|$(PREFIX)/lib/herald/herald-wake|' systemd/herald-wake.service > $(UNITDIR)/herald-wake.service
 	chmod 0644 $(UNITDIR)/heraldd.service $(UNITDIR)/herald-wake.service
@@ -187,7 +188,7 @@ install-built: man
 ## Your spool (~/.local/state/herald) and configuration (~/.config/herald) stay.
 uninstall:
 	rm -f $(BINDIR)/herald $(BINDIR)/heraldd $(BINDIR)/herald-loop-db $(UNITDIR)/heraldd.service $(APPDIR)/herald.desktop
-	rm -f $(HELPERDIR)/herald-wake $(UNITDIR)/herald-wake.service
+	rm -f $(HELPERDIR)/herald-wake $(HELPERDIR)/herald-runner $(UNITDIR)/herald-wake.service
 	rm -f $(SHAREDIR)/config.yaml.example $(SHAREDIR)/job-v1.schema.json
 	rm -f $(MANDIR)/herald.1 $(MANDIR)/heraldd.1
 	rm -f $(BASHDIR)/herald $(BASHDIR)/heraldd $(ZSHDIR)/_herald $(ZSHDIR)/_heraldd $(FISHDIR)/herald.fish $(FISHDIR)/heraldd.fish

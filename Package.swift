@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-loop-db", targets: ["herald-loop-db"]),
         .executable(name: "herald-wake", targets: ["herald-wake"]),
+        .executable(name: "herald-runner", targets: ["herald-runner"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
@@ -94,6 +95,9 @@ let package = Package(
                                            .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"], .when(configuration: .release))]),
         // Holds the wake-from-suspend timer for heraldd where only it has CAP_WAKE_ALARM (README, "Alarms").
         .executableTarget(name: "herald-wake",
+                          linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"], .when(configuration: .release))]),
+        // Supervises one run of a run job: its process group, capped log, timeout and result (README, "Running commands").
+        .executableTarget(name: "herald-runner",
                           linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "now"], .when(configuration: .release))]),
         .target(name: "HeraldFuzz", dependencies: ["HeraldCore"]),
         .executableTarget(name: "herald-fuzz", dependencies: ["HeraldCore", "HeraldFuzz"]),

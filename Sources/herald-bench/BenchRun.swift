@@ -268,7 +268,7 @@ final class BenchRun {
 
         // Enqueue: herald remind against at, interleaved.
         settleDisk()
-        let (heraldTimes, profileTimes, atTimes) = try enqueue()
+        let (heraldTimes, profileTimes, atTimes, runTimes) = try enqueue()
         let ratio = heraldTimes.median / atTimes.median, profileRatio = profileTimes.median / atTimes.median
         figures.append(Figure(name: "enqueue", how: "`herald remind --in 2d` vs `echo true \\| at now + 2 days`, no config file, "
                                 + "medians of \(plan.enqueues) interleaved runs",
@@ -279,6 +279,22 @@ final class BenchRun {
                                 + "interleaved with both of the above",
                               result: "herald \(Format.ms(profileTimes.median)) · at \(Format.ms(atTimes.median)) → ratio \(String(format: "%.2f", profileRatio))",
                               target: "ratio ≤ 1.1", met: judged ? profileRatio <= 1.1 : nil))
+        let runRatio = runTimes.median / atTimes.median
+        figures.append(Figure(name: "enqueue a command",
+                              how: "`herald run --in 2d -- true` vs `echo true \\| at now + 2 days` (both keep the directory, umask and "
+                                + "environment), interleaved with both of the above",
+                              result: "herald \(Format.ms(runTimes.median)) · at \(Format.ms(atTimes.median)) → ratio \(String(format: "%.2f", runRatio))",
+                              target: "ratio ≤ 1.1", met: judged ? runRatio <= 1.1 : nil))
+
+        // Commands: how late each starts (the runner's fork) after its time.
+        settleDisk()
+        let started = try runStarts()
+        figures.append(Figure(name: "command start",
+                              how: "\(started.count) `/bin/true` run jobs due every 50 ms (`herald import`): due → herald-runner forks the "
+                                + "command (its `N.running`), each marked started on disk first",
+                              result: "p50 \(Format.ms(started.p50)) · p99 \(Format.ms(started.p99)) · max \(Format.ms(started.max))"
+                                + (started.negative > 0 ? " · \(started.negative) early" : ""),
+                              target: "p99 ≤ 10 ms", met: judged ? started.p99 <= 10_000 && started.negative == 0 : nil))
 
         // A restart while a large batch is being filed, then a burst imported in that state.
         settleDisk()
@@ -330,7 +346,7 @@ final class BenchRun {
         try checkNothingElseFired()
 
         let order = ["fire lateness", "burst", "pickup", "start-up", "first start", "intake", "markers in a batch", "import lateness",
-                     "import behind a filing batch", "small import after big ones", "restart while filing", "memory", "idle", "enqueue", "enqueue with a profile", "bulk"]
+                     "import behind a filing batch", "small import after big ones", "restart while filing", "memory", "idle", "enqueue", "enqueue with a profile", "enqueue a command", "command start", "bulk"]
         return Report(figures: order.compactMap { name in figures.first { $0.name == name } }, notes: notes,
                       machine: Report.describeMachine(swiftVersion: Self.swiftVersion()),
                       date: Self.today(), command: command, smoke: plan.smoke)
@@ -656,7 +672,7 @@ final class BenchRun {
 
     /// `herald remind` without a config file, `herald remind` with one that holds a profile,
     /// and `at`, in turn (which goes first rotates too), after warm-ups.
-    private func enqueue() throws(BenchError) -> (Samples, Samples, Samples) {
+    private func enqueue() throws(BenchError) -> (Samples, Samples, Samples, Samples) {
         let at = "/usr/bin/at", atrm = "/usr/bin/atrm"
         guard FileManager.default.isExecutableFile(atPath: at) else {
             throw BenchError("\(at) is missing: install Debian's 'at' package ('make bench' does) to compare with it")
@@ -669,9 +685,9 @@ final class BenchRun {
         var withProfile = environment
         withProfile["HERALD_CONFIG"] = config
         let output = directory + "/enqueue.out"
-        var heraldTimes = Samples(), profileTimes = Samples(), atTimes = Samples()
+        var heraldTimes = Samples(), profileTimes = Samples(), atTimes = Samples(), runTimes = Samples()
         let warmUps = 3
-        enum Variant: CaseIterable { case herald, profile, at }
+        enum Variant: CaseIterable { case herald, profile, at, run }
         for k in 0..<(warmUps + plan.enqueues) {
             var round: [(Variant, UInt64)] = []
             for step in 0..<Variant.allCases.count {
@@ -686,6 +702,16 @@ final class BenchRun {
                         return words.first == "job" && words.count > 1 ? String(words[1]) : nil
                     }).first else { throw BenchError("at failed (status \(status)): \(text)") }
                     _ = try Spawned.timed(atrm, [number], environment: environment, outputPath: output)
+                    round.append((variant, ns))
+                case .run:
+                    // Cancelled at once: only the enqueue is measured (as atrm follows at).
+                    let id = "enqueue-run-\(k)"
+                    let (status, ns) = try Spawned.timed(herald, ["run", "--spool", spool, "--in", "2d", "--id", id, "--", "true"],
+                                                          environment: environment, outputPath: output)
+                    guard status == 0 else {
+                        throw BenchError("herald run failed (status \(status)): " + ((try? String(contentsOfFile: output, encoding: .utf8)) ?? ""))
+                    }
+                    _ = try Spawned.timed(herald, ["cancel", "--spool", spool, id], environment: environment, outputPath: output)
                     round.append((variant, ns))
                 case .herald, .profile:
                     let key = Workload.Key(.enqueue, 2 * k + (variant == .profile ? 1 : 0))
@@ -704,10 +730,40 @@ final class BenchRun {
                 case .herald: heraldTimes.record(microseconds: Int64(ns / 1000))
                 case .profile: profileTimes.record(microseconds: Int64(ns / 1000))
                 case .at: atTimes.record(microseconds: Int64(ns / 1000))
+                case .run: runTimes.record(microseconds: Int64(ns / 1000))
                 }
             }
         }
-        return (heraldTimes, profileTimes, atTimes)
+        return (heraldTimes, profileTimes, atTimes, runTimes)
+    }
+
+    /// Run jobs of `/bin/true` due every 50 ms, imported as one batch; each one's start is the
+    /// runner's fork (`runs/ID/1.running`) less its time (the spec's occurrence).
+    private func runStarts() throws(BenchError) -> Samples {
+        let count = plan.smoke ? 10 : 200
+        let t0 = TimestampingServer.wallClock() + .seconds(2)
+        let file = directory + "/runs.jsonl"
+        writeFile((0..<count).map { k in
+            let at = t0 + Span(microseconds: 50_000 * Int64(k))
+            return "{\"version\":1,\"kind\":\"run\",\"id\":\"bench-run-\(k)\",\"at\":\"\(ISO8601.format(at, offsetSeconds: 0, zulu: true))\","
+                + "\"command\":[\"/bin/true\"],\"directory\":\"/\",\"environment\":{\"PATH\":\"/usr/bin:/bin\"},\"notify\":\"never\"}"
+        }.joined(separator: "\n") + "\n", to: file)
+        _ = try runHerald(["import", "--spool", spool, file])
+        let runs = RunFiles(spool: Spool(root: spool))
+        let deadline = t0 + Span(microseconds: 50_000 * Int64(count)) + .seconds(30)
+        var samples = Samples()
+        for k in 0..<count {
+            let id = "bench-run-\(k)"
+            while !FileSystem.exists(runs.path(id, 1, "result")) {
+                guard TimestampingServer.wallClock() < deadline else { throw BenchError("run job \(id) did not run within 30 s of its time") }
+                usleep(2000)  // polls files another process writes; the figure is read from them, not from this loop
+            }
+            guard let started = runs.running(id, 1)?.start, let due = runs.readSpec(id, 1)?.occurrence else {
+                throw BenchError("run job \(id) left no start or spec")
+            }
+            samples.record(microseconds: (started - due).microseconds)
+        }
+        return samples
     }
 
     // MARK: - Daemon

@@ -32,6 +32,16 @@ extension Herald {
 
         func run() throws {
             let ctx = try CLIContext.load(global)
+            // A run job's command that is going now is ended as its --timeout would end it; a
+            // one-shot whose command runs is no longer pending, so there is nothing else to cancel.
+            let runs = RunFiles(spool: ctx.spool)
+            var ids = self.ids
+            for id in self.ids where Job.isValidID(id) {
+                let stopped = try runs.stop(id)
+                guard !stopped.isEmpty else { continue }
+                say("Stopping the running command of \(id) (run \(stopped.map(String.init).joined(separator: ", "))): SIGTERM to its process group, SIGKILL 10 s later")
+                if (try? ctx.findOne(id)) == nil { ids.removeAll { $0 == id } }
+            }
             // All found before any is cancelled.
             let synced = try ids.map { try ctx.syncedTarget($0) }
             let targets = try zip(ids, synced).compactMap { id, s in s == nil ? try ctx.findOne(id) : nil }

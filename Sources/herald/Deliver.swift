@@ -204,6 +204,11 @@ struct PopupOptions: ParsableArguments {
             throw CLIError.usage("--id: '\(id)' is not a valid id: use 1 to 64 of A-Z a-z 0-9 . _ -")
         }
         guard !CalendarPlanner.isCalendarJobID(id) else { throw CLIError.usage("--id: '\(id)' starts with 'cal-', which is kept for calendar jobs") }
+        // heraldd would refuse it into failed/ after this said yes: say no here.
+        if let (found, _) = try? ctx.spool.findPendingCounted(id, defaultLead: ctx.config.lead, localZone: ctx.zone, now: ctx.now),
+           found.contains(where: { $0.id == id }) {
+            throw CLIError.usage("--id: a job '\(id)' is pending already (see 'herald show \(id)'); nothing written")
+        }
         return id
     }
 

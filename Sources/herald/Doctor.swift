@@ -88,7 +88,20 @@ struct DoctorChecks {
         }
         checks += checkCalendars(resolved.spool)
         if let wake = checkWake(resolved.spool) { checks.append(wake) }
+        checks.append(checkCommands(resolved))
         return checks
+    }
+
+    /// Whether run jobs run (`commands`), and that herald-runner is there to run them.
+    func checkCommands(_ resolved: Resolution) -> DoctorCheck {
+        guard resolved.config.commands.enabled else {
+            return .pass("commands", "off (commands: off in the config): run jobs are refused, and those pending are skipped")
+        }
+        guard let runner = installedHelper("herald-runner").found else {
+            return .fail("commands", "on, but herald-runner is not installed beside herald: run jobs fail when due",
+                         fix: "reinstall herald (the package and 'make install' put it in lib/herald)")
+        }
+        return .pass("commands", "on: run jobs run through \(runner), output kept up to \(resolved.config.commands.maxOutput) bytes a run")
     }
 
     // MARK: config

@@ -31,7 +31,7 @@ struct Herald: ParsableCommand {
             something else failed.
             """,
         version: HeraldVersion.string,
-        subcommands: [Deliver.self, Remind.self, TimerCommand.self, AlarmCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self, Reschedule.self, Edit.self,
+        subcommands: [Deliver.self, Remind.self, TimerCommand.self, AlarmCommand.self, RunCommand.self, HabitCommand.self, List.self, Show.self, Cancel.self, Reschedule.self, Edit.self,
                       Snooze.self, Ack.self, Quiet.self, History.self, Status.self, Next.self, When.self, CalendarCommand.self, Validate.self, Import.self, Doctor.self, Demo.self])
 
     /// Runs the command; Herald's own errors print one line and exit 64/65/74/1. Synchronous:

@@ -51,6 +51,13 @@ extension Herald {
                     if let role = r.role { f.append(("role", .string(role.rawValue))) }
                     if let title = r.title { f.append(("title", .string(title))) }
                     if let note = r.note { f.append(("note", .string(note))) }
+                    if let run = r.run {
+                        // A run's end: exit status or signal, how long it ran, its output's file.
+                        f.append(("exitStatus", run.exitStatus.map { .int(Int64($0)) } ?? .null))
+                        f.append(("signal", run.signal.map { .int(Int64($0)) } ?? .null))
+                        f.append(("duration", run.duration.map { .number(Double($0.microseconds / 1000) / 1000) } ?? .null))
+                        if let log = run.log { f.append(("log", .string(log))) }
+                    }
                     return .object(f)
                 }), pretty: true))
                 return
@@ -60,7 +67,7 @@ extension Herald {
             guard !records.isEmpty else { say("Nothing in the history" + (since.map { " for the last \($0)" } ?? "") + "."); return }
             var rows = [["WHEN", "", "ID", "KIND", "OUTCOME", "ENDED", "LATE", "WHAT"]]
             for r in records {
-                let late = r.lateness >= .seconds(1) ? TimeSpan.humanize(r.lateness) : r.outcome == .shown ? "on time" : ""
+                let late = r.lateness >= .seconds(1) ? TimeSpan.humanize(r.lateness) : r.outcome == .shown || r.outcome == .ran ? "on time" : ""
                 var ended = ""
                 if r.outcome == .shown, let end = endings[EndKey(id: r.id, due: r.due, shownAt: r.time)] {
                     ended = end.outcome.rawValue

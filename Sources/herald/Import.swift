@@ -42,6 +42,9 @@ extension Herald {
                 let number = line.number
                 if job.id == nil { job.id = JobID.random(using: &rng) }
                 if !seen.insert(job.id!).inserted { problems.append("line \(number): id '\(job.id!)' appears twice") }
+                if job.kind == .run && !ctx.config.commands.enabled {
+                    problems.append("line \(number): a run job, and commands are off in the config (commands: off)")
+                }
                 if job.every.isEmpty, let at = job.at, at <= ctx.now {
                     problems.append("line \(number): 'at' \(ISO8601.format(at, in: ctx.zone)) is in the past")
                 }

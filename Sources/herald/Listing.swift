@@ -49,12 +49,21 @@ extension Herald {
                 if snoozed { jobs = jobs.filter { $0.snoozedUntil != nil } }
                 if let first { jobs = Array(jobs.prefix(first)) }
             }
+            // Commands going now (a one-shot's is no longer pending): listed first, as running.
+            let running = snoozed ? [] : try ctx.runningCommands()
             if json {
-                say(JSONWriter.render(.array(jobs.map { ctx.jsonValue(of: $0) }), pretty: true))
+                say(JSONWriter.render(.array(running.map { r in
+                    .object([("id", .string(r.id)), ("kind", .string("run")), ("running", .bool(true)), ("run", .int(Int64(r.run))),
+                             ("since", .string(ISO8601.format(r.since, in: ctx.zone))), ("title", .string(r.title)), ("log", .string(r.log))])
+                } + jobs.map { ctx.jsonValue(of: $0) }), pretty: true))
                 return
             }
-            guard !jobs.isEmpty else { say(snoozed ? "No snoozed jobs." : "No pending jobs."); return }
+            guard !jobs.isEmpty || !running.isEmpty else { say(snoozed ? "No snoozed jobs." : "No pending jobs."); return }
             var rows = [["ID", "DUE", "", "KIND", "WHAT"]]
+            for r in running {
+                rows.append([r.id, RelativeTime.clock(r.since, zone: ctx.zone, now: ctx.now),
+                             "running for " + TimeSpan.humanize(ctx.now - r.since), "run", TextSafety.visible(r.title, whitespace: .spaces)])
+            }
             for p in jobs {
                 let due = p.fireAt.map { RelativeTime.clock($0, zone: ctx.zone, now: ctx.now) } ?? "-"
                 let rel = (p.fireAt.map { RelativeTime.phrase($0, now: ctx.now) } ?? "") + (p.snoozedUntil != nil ? ", snoozed" : "")
@@ -86,6 +95,12 @@ extension Herald {
                 }
                 return
             }
+            let running = try ctx.runningCommands().filter { $0.id == id }
+            for r in running {
+                say("running:  \(TextSafety.visible(r.title)) since \(ISO8601.format(r.since, in: ctx.zone)) (run \(r.run), pid \(r.pid))")
+                say("output:   \(TextSafety.visible(r.log))")
+            }
+            if !running.isEmpty, (try? ctx.findOne(id)) == nil { return }  // a one-shot: no longer pending
             let p = try ctx.findOne(synced?.pending?.id ?? id)
             // One field per line: a newline from the file is shown as ^J, not obeyed.
             say("id:       \(TextSafety.visible(p.id))")
@@ -131,6 +146,20 @@ extension PendingJob {
 }
 
 extension CLIContext {
+    /// The run jobs' commands going now, oldest first. A runs/ that cannot be read is said
+    /// (exit 74), never shown as nothing running.
+    func runningCommands() throws -> [(id: String, run: Int, since: Instant, pid: Int32, title: String, log: String)] {
+        let runs = RunFiles(spool: spool)
+        var out: [(id: String, run: Int, since: Instant, pid: Int32, title: String, log: String)] = []
+        for id in try runs.jobIDs() {
+            for run in try runs.live(id) {
+                guard let r = runs.running(id, run) else { continue }
+                out.append((id, run, r.start, r.pid, runs.readSpec(id, run)?.title ?? id, runs.path(id, run, "log")))
+            }
+        }
+        return out.sorted { $0.since < $1.since }
+    }
+
     /// The one pending job `query` names; refuses unknown and ambiguous ids.
     func findOne(_ query: String) throws -> PendingJob {
         let (found, total) = try spool.findPendingCounted(query, defaultLead: config.lead, localZone: zone, now: now)

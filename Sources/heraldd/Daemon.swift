@@ -84,6 +84,8 @@ final class Daemon: @unchecked Sendable {
     private let systemd: ServiceNotifier
     /// The timer that wakes the machine from suspend for alarms and `wake` jobs.
     private let wakeAlarm: WakeAlarm
+    /// Starts run jobs' commands and collects their ends (CommandRunner.swift).
+    private var commands: CommandRunner!
     private var sentServiceStatus = ""
     private var serviceStatusSentAt = DispatchTime(uptimeNanoseconds: 0)
     private var serviceStatusDue = false
@@ -106,6 +108,8 @@ final class Daemon: @unchecked Sendable {
                                       readDeadline: deadline ?? .seconds(30))
         self.systemd = ServiceNotifier(environment: settings.environment)
         self.wakeAlarm = WakeAlarm(socketPath: WakeAlarm.socketPath(settings.environment), logger: logger)
+        self.commands = CommandRunner(spool: settings.spool, environment: settings.environment, logger: logger,
+                                      post: { [unowned self] event in self.post(event) })
     }
 
     /// Starts, then serves until SIGTERM or SIGINT (a clean stop, status 0); SIGHUP reloads
@@ -282,6 +286,7 @@ final class Daemon: @unchecked Sendable {
                                         "version": "\(HeraldVersion.string)"])
         startWatchdog()
         startMaintenance()
+        commands.recover()
     }
 
     /// Carries out the engine's effects, then refreshes status.json and systemd's status line.
@@ -341,6 +346,10 @@ final class Daemon: @unchecked Sendable {
                 rearm(wake)
             case .armWake(let instant):
                 wakeAlarm.arm(instant)
+            case .startRun(let start):
+                commands.start(start, maxOutput: engine.config.commands.maxOutput)
+            case .runAgain(let id, let run, let at):
+                commands.runAgain(id: id, run: run, at: at)
             }
         }
         writeStatus()

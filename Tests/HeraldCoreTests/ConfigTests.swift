@@ -27,7 +27,7 @@ struct ConfigTests {
 
     @Test func theDefaultTemplatesAreValid() throws {
         let d = HeraldConfig().templates
-        #expect(HeraldConfig.Templates.names == ["reminder", "headsUp", "arrival", "habit", "calendar", "alarm"])
+        #expect(HeraldConfig.Templates.names == ["reminder", "headsUp", "arrival", "habit", "calendar", "alarm", "runEnded"])
         for name in HeraldConfig.Templates.names {
             for template in [d[name].summary, d[name].body] {
                 #expect(try Template(template.source, extra: HeraldConfig.Templates.extraPlaceholders(name)) == template, "\(template.source)")
@@ -218,7 +218,7 @@ struct ConfigTests {
             "popups.snoozeChoices": "3m", "popups.maxRepeats": "2", "popups.summaryAfter": "4",
             "quietHours": "21:00-06:00", "quietWithDesktop": "false", "habits.weekStart": "sunday",
             "alarms.snooze": "4m", "alarms.ringFor": "3m", "alarms.autoSnooze": "1", "alarms.wakeAhead": "2m",
-            "alarms.duringQuiet": "hold", "alarms.wake": "alarm, reminder",
+            "alarms.duringQuiet": "hold", "alarms.wake": "alarm, reminder", "commands": "off", "commands.enabled": "off", "commands.maxOutput": "2M",
         ]
         for key in ConfigLoader.keys where key.hasPrefix("templates.") { values[key] = "env " + key }
         for key in ConfigLoader.keys where key.hasPrefix("popups.expire.") { values[key] = "10s" }

@@ -38,6 +38,9 @@ final class EngineDriver {
     private var nextTicket: UInt64 = 0
     /// Dismisses and snoozes of calendar alarms to be written into their items.
     private(set) var writtenBack: [CalendarWriteBack] = []
+    /// Commands the engine asked the runner to start, and Run agains (the runner is heraldd's).
+    private(set) var runStarts: [RunStart] = []
+    private(set) var runAgains: [(id: String, run: Int)] = []
 
     init(spool: Spool, config: HeraldConfig = HeraldConfig(), localZone: TimeZoneRules = .utc, clock: ManualClock,
          logger: Logger, notifier: RecordingNotifier = RecordingNotifier(), partSize: Int = 1_000) {
@@ -82,6 +85,8 @@ final class EngineDriver {
                 case .close(let id): closed.append(id)
                 case .open(let url): opened.append(url)
                 case .writeBack(let change): writtenBack.append(change)
+                case .startRun(let start): runStarts.append(start)
+                case .runAgain(let id, let run, _): runAgains.append((id, run))
                 case .reply(let ticket, let answer): replies.append((ticket, answer))
                 case .log(let line): logger.log(line)
                 }

@@ -24,7 +24,7 @@ import Testing
         let names = rows.map { $0.split(separator: "|")[0].trimmingCharacters(in: .whitespaces) }
         #expect(names == ["fire lateness", "burst", "pickup", "start-up", "first start", "intake", "markers in a batch", "import lateness",
                           "import behind a filing batch", "small import after big ones", "restart while filing", "memory", "idle",
-                          "enqueue", "enqueue with a profile", "bulk"])
+                          "enqueue", "enqueue with a profile", "enqueue a command", "command start", "bulk"])
         // The rows judged against a floor measured it in the same run, and give the ratio.
         for name in ["fire lateness", "burst", "intake"] {
             let row = rows.first { $0.hasPrefix("| \(name) |") }.map(String.init) ?? ""

@@ -8,7 +8,7 @@ struct NewcomerEndToEndTests {
     /// With heraldd running; the last says whether alarms can wake the machine (heraldd, as root
     /// here, holds CAP_WAKE_ALARM).
     static let checkNames = ["session bus", "notification server", "spool", "config", "daemon", "systemd unit", "time zone",
-                             "wake from suspend"]
+                             "wake from suspend", "commands"]
 
     /// Installs the unit into the scene's ~/.config/systemd/user and enables it the way
     /// `systemctl --user enable` does (a symlink in graphical-session.target.wants/).
@@ -36,9 +36,9 @@ struct NewcomerEndToEndTests {
         let r = try scene.herald("doctor")
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 9)
+        #expect(lines.count == 10)
         #expect(lines.prefix(8).allSatisfy { $0.hasPrefix("✓") }, "\(r.stdout)")
-        #expect(lines.last == "All 8 checks passed.")
+        #expect(lines.last == "All 9 checks passed.")
         #expect(r.stdout.contains("wake from suspend    available (heraldd holds CAP_WAKE_ALARM)"), "\(r.stdout)")
         #expect(r.stdout.contains("actions yes, body-markup yes"))
         #expect(r.stdout.contains("Europe/Berlin (from TZ)"))
@@ -87,7 +87,7 @@ struct NewcomerEndToEndTests {
         let failing = text.stdout.split(separator: "\n").filter { $0.hasPrefix("✗") }
         #expect(failing.count == 6, "\(text.stdout)")
         #expect(failing.allSatisfy { $0.contains(" → fix: ") })
-        #expect(text.stdout.hasSuffix("6 of 7 checks failed.\n"))
+        #expect(text.stdout.hasSuffix("6 of 8 checks failed.\n"))
     }
 
     @Test func doctorWithoutASessionBusOrASpool() throws {

@@ -30,7 +30,7 @@ die() { echo "make-deb: $*" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps dpkg-gencontrol dpkg-parsechangelog strip readelf gzip; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool is missing: run scripts/dev/install-deps.sh deb"
 done
-for bin in herald heraldd herald-loop-db herald-wake; do
+for bin in herald heraldd herald-loop-db herald-wake herald-runner; do
   [ -x "$BUILD_DIR/$bin" ] || die "no $BUILD_DIR/$bin: build first (make release), or set BUILD_DIR"
 done
 
@@ -39,7 +39,7 @@ done
 if nm "$BUILD_DIR/heraldd" 2>/dev/null | grep -q -e '20FoundationEssentials' -e '10Foundation' -e '17_StringProcessing'; then
   die "$BUILD_DIR/heraldd links Foundation or _StringProcessing: see BENCHMARKS.md, \"Installed size\""
 fi
-for helper in herald-loop-db herald-wake; do
+for helper in herald-loop-db herald-wake herald-runner; do
   if nm "$BUILD_DIR/$helper" 2>/dev/null | grep -q 'swift_'; then
     die "$BUILD_DIR/$helper links the Swift runtime: build it with 'make release' (the C compiler), not SwiftPM"
   fi
@@ -87,8 +87,10 @@ install -m 0755 "$BUILD_DIR/herald" "$BUILD_DIR/heraldd" "$root/usr/bin/"
 install -m 0755 "$BUILD_DIR/herald-loop-db" "$root/usr/lib/herald/"
 # The one program given CAP_WAKE_ALARM (by the postinst: dpkg keeps no file capabilities).
 install -m 0755 "$BUILD_DIR/herald-wake" "$root/usr/lib/herald/"
+# Runs each run job's command (`herald run`): heraldd looks beside itself, then in ../lib/herald.
+install -m 0755 "$BUILD_DIR/herald-runner" "$root/usr/lib/herald/"
 # As dh_strip does for executables: the debug information goes, the symbol table too.
-for bin in "$root/usr/bin/herald" "$root/usr/bin/heraldd" "$root/usr/lib/herald/herald-loop-db" "$root/usr/lib/herald/herald-wake"; do
+for bin in "$root/usr/bin/herald" "$root/usr/bin/heraldd" "$root/usr/lib/herald/herald-loop-db" "$root/usr/lib/herald/herald-wake" "$root/usr/lib/herald/herald-runner"; do
   strip --remove-section=.comment --remove-section=.note "$bin"
 done
 [ "$("$root/usr/bin/herald" --version)" = "$upstream" ] || die "the stripped herald does not run"

@@ -23,6 +23,7 @@ public enum ConfigLoader {
         "popups.snoozeChoices", "popups.maxRepeats", "popups.summaryAfter", "popups.sound.repeating",
         "quietHours", "quietWithDesktop", "habits.weekStart",
         "alarms.snooze", "alarms.ringFor", "alarms.autoSnooze", "alarms.wakeAhead", "alarms.duringQuiet", "alarms.wake",
+        "commands", "commands.enabled", "commands.maxOutput",
     ] + Job.Kind.allCases.flatMap(\.configKeys)
 
     /// The mappings that hold keys: every key's prefix (checked against `keys` by ConfigTests).
@@ -30,7 +31,7 @@ public enum ConfigLoader {
     /// instructions of a `herald remind` with a config file (BENCHMARKS.md, "Configuration: one reader").
     static let sections: [String] = [
         "profile", "defaults", "templates", "calendars", "sync", "log", "catchUp", "limits",
-        "popups", "popups.expire", "popups.sound", "habits", "alarms",
+        "popups", "popups.expire", "popups.sound", "habits", "alarms", "commands",
     ] + HeraldConfig.Templates.names.map { "templates." + $0 }
 
     /// `$HERALD_CONFIG`, else `$XDG_CONFIG_HOME/herald/config.yaml`, else `~/.config/herald/config.yaml`.
@@ -132,6 +133,7 @@ public enum ConfigLoader {
                     switch value {
                     case .mapping(let children): try walk(children, prefix: full)
                     case .null: continue
+                    case .scalar where keys.contains(full): continue  // `commands: off`, or a mapping of its settings
                     case .scalar: throw ConfigError("config '\(path)': key '\(full)' (line \(line)): must be a mapping")
                     }
                 } else if keys.contains(full) {
@@ -247,6 +249,36 @@ public enum ConfigLoader {
             }
             config.alarms.wakeKinds = kinds
         }
+    }
+
+    /// `commands` (on or off; `commands.enabled` in the mapping form) and `commands.maxOutput`
+    /// (bytes, with k/M/G for KiB/MiB/GiB).
+    static func commands(_ config: inout HeraldConfig, _ value: (String) -> (text: String, source: String)?) throws(ConfigError) {
+        if let v = value("commands") ?? value("commands.enabled") {
+            switch v.text.trimmingSpaces.lowercased() {
+            case "on", "true", "yes": config.commands.enabled = true
+            case "off", "false", "no": config.commands.enabled = false
+            default: throw ConfigError("\(v.source): \"\(v.text)\" is not on or off")
+            }
+        }
+        if let v = value("commands.maxOutput") {
+            let range = HeraldConfig.Commands.maxOutputRange
+            guard let n = byteCount(v.text), range.contains(n) else {
+                throw ConfigError("\(v.source): \"\(v.text)\" is not a size from 1k to 1G (bytes, or with k, M or G)")
+            }
+            config.commands.maxOutput = n
+        }
+    }
+
+    /// "1048576", "512k", "1M", "1G" (powers of 1024; "KiB", "MiB", "GiB" too); nil past 1 TiB.
+    static func byteCount(_ text: String) -> Int? {
+        var t = Substring(text.trimmingSpaces)
+        var scale = 1
+        for (suffixes, s) in [(["KiB", "k", "K"], 1 << 10), (["MiB", "M"], 1 << 20), (["GiB", "G"], 1 << 30)] {
+            if let suffix = suffixes.first(where: { t.hasSuffix($0) }) { t = t.dropLast(suffix.count); scale = s; break }
+        }
+        guard !t.isEmpty, t.utf8.count <= 13, t.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(t), n <= (1 << 40) / scale else { return nil }
+        return n * scale
     }
 
     /// `calendars.sources` (vdirs or .ics files, comma-separated) and `calendars.writeBack`
@@ -399,6 +431,7 @@ public enum ConfigLoader {
         }
         try popups(&config, value)
         try alarms(&config, value)
+        try commands(&config, value)
         if let v = value("quietHours"), !v.text.isEmpty, v.text != "none" {
             guard let q = QuietHours(parsing: v.text) else {
                 throw ConfigError("\(v.source): \"\(v.text)\" is not a daily window such as 22:00-07:00 (start and end differ)")

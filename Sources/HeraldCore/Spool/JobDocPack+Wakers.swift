@@ -18,7 +18,8 @@ extension JobDocPack {
         guard fstat(file.raw, &st) == 0 else { return nil }
         let size = Int(st.st_size)
         let everyDocument = !kinds.subtracting([.alarm]).isEmpty
-        let words = [Array("alarm".utf8), Array("wake".utf8), Array("\\u".utf8)]
+        // Run jobs are reported too: the engine sends them straight to the command runner.
+        let words = [Array("alarm".utf8), Array("wake".utf8), Array("\\u".utf8), Array("\"run\"".utf8)]
         var found: [String: (kind: Job.Kind, wake: Bool?)] = [:]
         var start = 0
         while start < size {
@@ -32,7 +33,7 @@ extension JobDocPack {
                       let kind = Job.Kind(rawValue: k) else { found[id] = nil; return }
                 var flag: Bool?
                 if case .bool(let b)? = o["wake"] { flag = b }
-                if flag != nil || kinds.contains(kind) { found[id] = (kind, flag) } else { found[id] = nil }
+                if flag != nil || kinds.contains(kind) || kind == .run { found[id] = (kind, flag) } else { found[id] = nil }
             }
             guard end < size, let next = Self.nextMagic(file, after: end + 1, size: size) else { break }
             start = next

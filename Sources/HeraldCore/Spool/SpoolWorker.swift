@@ -34,6 +34,7 @@ public struct SpoolWorker: Sendable {
             case .quarantine(let name, let reason): try spool.quarantine(directory: spool.jobs, name: name, reason: reason, now: now)
             case .appendHistory(let record): try FileSystem.appendLine(record.jsonLine, to: spool.historyPath)
             case .appendHabitLog(let id, let entry): try HabitLog(spool: spool, id: id).append(entry)
+            case .runCollected(let id, let run): try RunFiles(spool: spool).collected(id, run)
             }
             return nil
         } catch {

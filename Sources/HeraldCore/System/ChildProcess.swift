@@ -150,11 +150,12 @@ extension ChildProcess {
         ///     process's own.
         ///   - searchPath: find a `program` without a slash on `PATH` (posix_spawnp).
         ///   - input, output, error: the standard streams.
+        ///   - passing: a descriptor the program gets as its descriptor 3 (herald-runner's lock).
         ///
         /// The signals reset to their default are the ones this process ignores now.
         public init(_ program: String, _ arguments: [String], environment: [String: String]? = nil,
                     searchPath: Bool = false, input: Stream = .inherit, output: Stream = .inherit,
-                    error: Stream = .inherit) {
+                    error: Stream = .inherit, passing: Int32? = nil) {
             self.program = program
             self.searchPath = searchPath
             argv = ([program] + arguments).map { strdup($0) } + [nil]
@@ -163,8 +164,9 @@ extension ChildProcess {
             Self.add(input, as: 0, to: actions)
             Self.add(output, as: 1, to: actions)
             Self.add(error, as: 2, to: actions)
-            // Last, after the dup2s: nothing but 0, 1 and 2 reaches the program.
-            herald_spawn_close_from(actions, 3)
+            if let passing { posix_spawn_file_actions_adddup2(actions, passing, 3) }
+            // Last, after the dup2s: nothing but 0, 1 and 2 (and 3 when passed) reaches the program.
+            herald_spawn_close_from(actions, passing == nil ? 3 : 4)
             // Exec resets caught signals; only the ignored ones need resetting (one sigaction
             // each in the child rather than 64).
             posix_spawnattr_init(attributes)

@@ -134,9 +134,19 @@ public struct HeraldConfig: Sendable, Equatable {
         public func wakes(kind: Job.Kind, wake: Bool?) -> Bool { wake ?? wakeKinds.contains(kind) }
     }
 
+    /// Run jobs (`herald run`): whether they run at all (`commands: off` refuses them) and how
+    /// much of a run's output is kept (`commands.maxOutput`).
+    public struct Commands: Sendable, Equatable {
+        public var enabled = true
+        public var maxOutput = 1 << 20
+        public static let maxOutputRange = 1024...(1 << 30)
+        public init() {}
+    }
+
     public var profile = Profile()
     public var popups = Popups()
     public var alarms = Alarms()
+    public var commands = Commands()
     /// Daily quiet time (`quietHours`), in the local zone.
     public var quietHours: QuietHours?
     /// The desktop's do-not-disturb holds popups as quiet time does (`quietWithDesktop`).

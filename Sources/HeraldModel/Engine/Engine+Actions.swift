@@ -23,6 +23,8 @@ extension Engine {
             guard let popup, popup.job.target != nil, let name = name(of: id) else { return [] }
             update(id) { $0.popup = .adding(popup) }
             return [.load(LoadRequest(name: name, purpose: .action(.add(amount), occurrence: pressed.occurrence)))]
+        case .showOutput, .runAgain:  // a result popup's (routed before this); a job's popup has none
+            return []
         case .done, .gotIt, .dismiss, .body, .track, .stop:
             if popup != nil { rings.stop(id, answered: true) }
             var effects: [EngineEffect] = []

@@ -7,6 +7,7 @@ extension Engine {
         while !queue.isEmpty {
             guard case .show(let item) = queue.removeFirst() else { continue }
             switch item.subject {
+            case .run: continue  // never queued
             case .summary:
                 // Those still held (not cancelled or changed meanwhile) go into the summary.
                 var firings: [Firing] = []
@@ -157,6 +158,8 @@ extension Engine {
             settled = settle(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
         } else if let skip = Self.passedWarning(occurrence, now: now) ?? job.kind.rules.skipReason(occurrence, now: now) {
             settled = settle(firing, outcome: .skipped, now: now, note: skip.note, resumeAfter: skip.resumeAfter)
+        } else if job.kind == .run {
+            return startRunning(firing, now: now)
         } else if !job.kind.rules.ringsWhenQuiet(job, config: config)
                     && (!Self.showsWhenQuiet(job, config: config) && (wasGathered || quiet.isQuiet(at: now, zone: localZone)) || crowd) {
             // Quiet time, one of a crowd after a break, or more popups than the server keeps
@@ -175,6 +178,7 @@ extension Engine {
             return [.show(request)]
         }
         // Settled without a popup: the next occurrence may be due already (an arrival after its skipped heads-up).
+        if job.kind == .run { return settled + releaseOutboxSlot(name.id, now: now) + tick(now: now) }
         return settled + takeUp(outbox.shown(.job(name.id)), now: now) + tick(now: now)
     }
 
@@ -189,6 +193,7 @@ extension Engine {
             }
             var effects: [EngineEffect] = []
             switch subject {
+            case .run: break  // routed to runPopupShown
             case .summary:
                 var repeats: [Firing] = []
                 for f in takeSummarised() {
@@ -213,6 +218,7 @@ extension Engine {
             return effects + takeUp(outbox.shown(subject), now: now)
         case .failure(let error):
             switch subject {
+            case .run: break
             case .summary:  // shown again at the retry
                 let back = takeSummarised()
                 for f in back { update(f.name.id) { $0.phase = .held(f) } }
@@ -236,15 +242,16 @@ extension Engine {
 
     /// Moves a job past the occurrence that just fired (or was skipped) and logs it; with
     /// `resumeAfter`, a recurring job skips everything up to that time.
+    /// A run's start writes no line (`history: false`): its end does.
     mutating func settle(_ f: Firing, outcome: HistoryRecord.Outcome, now: Instant, note: String? = nil,
-                         resumeAfter: Instant? = nil, mayRepeat: Bool = true) -> [EngineEffect] {
+                         resumeAfter: Instant? = nil, mayRepeat: Bool = true, history: Bool = true) -> [EngineEffect] {
         let id = f.name.id
         let role = f.schedule.role(of: f.name.occurrence)
-        var effects: [EngineEffect] = [
+        var effects: [EngineEffect] = history ? [
             .spool(.appendHistory(HistoryRecord(time: now, id: id, kind: f.job.kind, role: role, due: f.name.occurrence,
-                                                outcome: outcome, title: HistoryRecord.title(of: f.job),
+                                                outcome: outcome, title: HistoryRecord.title(of: f.job) ?? f.job.command?.label(title: nil),
                                                 note: note))),
-        ]
+        ] : []
         guard name(of: id) == f.name else {
             if let moved = name(of: id) {
                 records.schedule(id, at: moved.fireAt)  // snoozed or rescheduled while it fired
@@ -268,7 +275,7 @@ extension Engine {
             effects.append(.spool(.finish(f.name)))
         }
         let lateMs = (now - f.due).microseconds / 1000
-        logger.info(outcome == .shown ? "Job fired" : outcome == .missed ? "Job occurrence missed" : "Job occurrence skipped",
+        logger.info(outcome == .shown || outcome == .ran ? "Job fired" : outcome == .missed ? "Job occurrence missed" : "Job occurrence skipped",
                     metadata: ["job.id": "\(id)", "job.kind": "\(f.job.kind.rawValue)", "job.role": "\(role.rawValue)",
                                "late.ms": "\(lateMs)"])
         return effects

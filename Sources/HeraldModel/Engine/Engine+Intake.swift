@@ -13,6 +13,11 @@ extension Engine {
                 effects += refuse(name, refusal, in: &plan, now: now)
             case .single(let name, let candidate):
                 let id = candidate.id ?? freshID(hint: name)
+                if candidate.kind == .run && !config.commands.enabled {
+                    let problem = "a run job, and commands are off in the config (commands: off)"
+                    effects += refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
+                    continue
+                }
                 if let problem = admissionProblem(id: id, adding: 1) {
                     effects += refuse(name, IntakeRefusal(reason: problem, redacted: problem), in: &plan, now: now)
                     continue
@@ -54,7 +59,7 @@ extension Engine {
             guard let id = candidate.id, self.name(of: id) == nil else { skipped += 1; continue }
             let target = JobFileName(id: id, occurrence: candidate.first)
             accept(target)
-            if !config.alarms.wakeKinds.isEmpty || candidate.wake != nil { noteWaker(id, kind: candidate.kind, wake: candidate.wake) }
+            if !config.alarms.wakeKinds.isEmpty || candidate.wake != nil || candidate.kind == .run { noteWaker(id, kind: candidate.kind, wake: candidate.wake) }
             plan.writes.append(.init(name: target, line: candidate.line))
             added += 1
         }

@@ -92,6 +92,7 @@ extension Engine {
     /// Notes whether job `id` wakes the machine from suspend (its `wake`, else the config's
     /// `alarms.wake` for its kind).
     mutating func noteWaker(_ id: String, kind: Job.Kind, wake: Bool?) {
+        if kind == .run { commandJobs.insert(id) } else if !commandJobs.isEmpty { commandJobs.remove(id) }
         if config.alarms.wakes(kind: kind, wake: wake) {
             if wakers.insert(id).inserted { wakeDirty = true }
         } else if !wakers.isEmpty, wakers.remove(id) != nil {

@@ -39,6 +39,11 @@ public struct Engine: Sendable {
     /// A waking job changed (or the set did) since the wake was last worked out: it is worked
     /// out again only then, or once its instant has passed, never by a walk at every event.
     var wakeDirty = false
+    /// The run jobs known as such (from their intake, a read, or the pack scan at start): due,
+    /// they go straight to their document and the runner, never waiting in the popups' outbox.
+    var commandJobs = Set<String>()
+    /// Result popups of commands on screen, by job (Engine+Running.swift).
+    var runPopups: [String: RunEnd] = [:]
     /// Where ids for job files without one come from.
     var ids: SeededGenerator
 
@@ -130,7 +135,9 @@ public struct Engine: Sendable {
             effects = [.readIntake(intakeRequest(nil)), .listJobs]
         case .jobsListed(let names): effects = jobsListed(names, now: now)
         case .loaded(let request, let result): effects = loaded(request, result, now: now)
-        case .shown(let key, let result): effects = shown(PopupSubject(key: key), result, now: now)
+        case .shown(let key, let result):
+            if case .run(let id) = PopupSubject(key: key) { effects = runPopupShown(id, result); break }
+            effects = shown(PopupSubject(key: key), result, now: now)
         case .serverGone: effects = serverGone()
         case .serverAppeared:
             // Popups on screen now are the new server's (it may have been started by one of them).
@@ -145,8 +152,18 @@ public struct Engine: Sendable {
             logger.info(desktop == nil ? "The desktop's do-not-disturb went off" : "The desktop's do-not-disturb went on",
                         metadata: ["source": "\(desktop?.source ?? "-")", "followed": "\(config.quietWithDesktop)"])
             effects = tick(now: now)
-        case .popup(.action(let action)): effects = actionInvoked(action, now: now)
-        case .popup(.closed(let key, let occurrence, let reason)): effects = popupClosed(PopupSubject(key: key), occurrence: occurrence, reason, now: now)
+        case .popup(.action(let action)):
+            if case .run(let id) = PopupSubject(key: action.jobID) { effects = runPopupAction(id, action, now: now); break }
+            effects = actionInvoked(action, now: now)
+        case .popup(.closed(let key, let occurrence, let reason)):
+            if case .run(let id) = PopupSubject(key: key) {
+                if runPopups[id]?.occurrence == occurrence { runPopups[id] = nil }
+                effects = []
+                break
+            }
+            effects = popupClosed(PopupSubject(key: key), occurrence: occurrence, reason, now: now)
+        case .runStarted(let id, let occurrence, let outcome): effects = runStarted(id: id, occurrence: occurrence, outcome, now: now)
+        case .runEnded(let end): effects = runEnded(end, now: now)
         case .quietSwitched(let manual):
             quiet.manual = manual
             logger.info(manual.map { $0.contains(now) ? "Quiet switched on" : "Quiet switched off" } ?? "Quiet switch removed")
@@ -209,9 +226,15 @@ public struct Engine: Sendable {
         let rang = rings.isEmpty ? [] : ringsRanOut(now: now)
         var actions = outbox.retry(now: now)
         var due: [Outbox.Item] = []
+        var direct: [EngineEffect] = []
         for (id, at) in records.takeDue(now: now) {
             // A job still being filed fires once it is in jobs/ (`filed` schedules it again).
             if records[id]?.isFiling ?? true { continue }
+            if !commandJobs.isEmpty, commandJobs.contains(id), let name = name(of: id), !(records[id]?.isBusy ?? true) {
+                update(id) { $0.phase = .loading(due: at); $0.readAhead = nil }
+                direct.append(.load(LoadRequest(name: name, purpose: .fire(due: at))))
+                continue
+            }
             due.append(Outbox.Item(.job(id), due: at))
         }
         if afterBreak {
@@ -221,7 +244,7 @@ public struct Engine: Sendable {
             }
         }
         if !due.isEmpty { actions += outbox.enqueue(due) }
-        return rang + takeUp(actions + releaseHeld(now: now), now: now)
+        return rang + direct + takeUp(actions + releaseHeld(now: now), now: now)
     }
 
     /// The local time zone changed: recurring jobs read in it get their next occurrence from the new zone.
@@ -339,7 +362,7 @@ public struct Engine: Sendable {
             guard error.isNotFound else { break }
             if case .finish = operation { logger.info("Job was cancelled while it fired", metadata: ["job.id": "\(id)"]) }
             return []
-        case .appendHistory, .appendHabitLog:
+        case .appendHistory, .appendHabitLog, .runCollected:
             break
         }
         logger.error("Cannot change the spool", metadata: ["job.id": "\(id)", "error": "\(error)"])
@@ -365,16 +388,22 @@ struct ServerView: Sendable {
 public enum PopupSubject: Hashable, Sendable {
     case job(String)
     case summary
+    /// The popup that tells how a job's command ended (it never goes through the outbox).
+    case run(String)
 
     /// The summary's key at the notifier: `@` is in no job id.
     public static let summaryKey = "@summary"
+    static let runPrefix = "@run:"
 
-    public init(key: String) { self = key == Self.summaryKey ? .summary : .job(key) }
+    public init(key: String) {
+        if key == Self.summaryKey { self = .summary } else if key.hasPrefix(Self.runPrefix) { self = .run(String(key.dropFirst(Self.runPrefix.count))) } else { self = .job(key) }
+    }
 
     public var key: String {
         switch self {
         case .job(let id): return id
         case .summary: return Self.summaryKey
+        case .run(let id): return Self.runPrefix + id
         }
     }
 }

@@ -33,6 +33,11 @@ public enum EngineEffect: Sendable, Equatable {
     /// Spool queue, after every effect before it: answer the CLI's request `ticket` (its
     /// changes are on disk by then; a failed one turns the answer into a refusal).
     case reply(ticket: UInt64, ClientAnswer)
+    /// heraldd's command runner: mark this occurrence of a run job started on disk, then start
+    /// it; answer with `.runStarted`, and `.runEnded` when it ends.
+    case startRun(RunStart)
+    /// The command runner: run job `id`'s run `run` once more, as it was (a popup's Run again).
+    case runAgain(id: String, run: Int, at: Instant)
     /// Any queue: log this line (the engine logs nothing itself).
     case log(LogLine)
 }
@@ -51,6 +56,10 @@ public enum SpoolOperation: Sendable, Equatable {
     case appendHabitLog(id: String, HabitLog.Entry)
     /// A pending job moves to `cancelled/` (`herald cancel`).
     case cancel(JobFileName)
+    /// A run's end is in the history (the line before this one on the same queue): its files
+    /// are marked collected, so a restart does not report it again; old runs beyond
+    /// `RunFiles.keptRuns` are removed.
+    case runCollected(id: String, run: Int)
 
     /// The job the operation is about, if any.
     public var jobID: String? {
@@ -60,6 +69,7 @@ public enum SpoolOperation: Sendable, Equatable {
         case .restore(let from, _): return from.id
         case .appendHabitLog(let id, _): return id
         case .appendHistory(let record): return record.id
+        case .runCollected(let id, _): return id
         case .quarantine: return nil
         }
     }

@@ -50,6 +50,10 @@ public enum EngineEvent: Sendable {
     case configReloaded(HeraldConfig)
     /// A file operation asked for by `.spool` failed.
     case operationFailed(SpoolOperation, FileSystemError)
+    /// The command runner's answer to `.startRun` (or a Run again) for job `id`'s `occurrence`.
+    case runStarted(id: String, occurrence: Instant, RunStartOutcome)
+    /// A run ended, or was found ended (or unprovable) when heraldd started.
+    case runEnded(RunEnd)
     /// A one-job command from the CLI on `heraldd.sock`; answered with `.reply(ticket:)`.
     case request(ticket: UInt64, ClientRequest)
 }

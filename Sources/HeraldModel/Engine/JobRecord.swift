@@ -35,6 +35,8 @@ struct JobRecord: Sendable {
         indirect case held(Firing)
         /// In the summary popup the notifier is showing.
         indirect case summarised(Firing)
+        /// A run job's occurrence with the runner, until it answers that it is marked started.
+        indirect case starting(Firing)
     }
 
     /// The popup the server has for this job.
@@ -62,7 +64,7 @@ struct JobRecord: Sendable {
     /// Whether the job is being read or shown (its schedule waits for that to end).
     var isBusy: Bool {
         switch phase {
-        case .loading, .showing: return true
+        case .loading, .showing, .starting: return true
         default: return false
         }
     }
@@ -74,7 +76,7 @@ struct JobRecord: Sendable {
         guard name == nil, popup == nil else { return false }
         switch phase {
         case .idle, .filing, .held: return true
-        case .loading, .showing, .summarised: return false
+        case .loading, .showing, .summarised, .starting: return false
         }
     }
 }

@@ -76,6 +76,7 @@ public struct ICalendarFile: Sendable {
                     problems.append(ICalError(line: component.beginLine + 1, "\(component.name) without a UID (skipped)"))
                     continue
                 }
+                problems += Self.commandRequests(component)
                 if byUID[uid] == nil {
                     byUID[uid] = ICalItem(uid: uid, isTodo: component.name == "VTODO", zones: zones)
                     order.append(uid)
@@ -87,6 +88,21 @@ public struct ICalendarFile: Sendable {
             items += order.map { byUID[$0]! }
         }
         problems.sort { $0.line < $1.line }
+    }
+
+    /// What in an item asks to run a program: a VALARM with ACTION:PROCEDURE (RFC 2445's, gone
+    /// from RFC 5545), an X-HERALD-COMMAND, or X-HERALD-KIND:run. A calendar is written by
+    /// others, so none of it ever runs anything: each is reported (once per file version, as
+    /// every problem is) and ignored; the item's other alarms are planned as usual.
+    static func commandRequests(_ component: ICalComponent) -> [ICalError] {
+        var out: [ICalError] = []
+        for alarm in component.components where alarm.name == "VALARM" && ICalItem.action(of: alarm) == "PROCEDURE" {
+            out.append(ICalError(line: alarm.beginLine + 1, "a VALARM with ACTION:PROCEDURE asks to run a program; a calendar never runs one (that alarm is ignored)"))
+        }
+        for p in component.properties where p.name == "X-HERALD-COMMAND" || (p.name == SyncedItem.kindProperty && p.value.trimmingSpaces.lowercased() == "run") {
+            out.append(ICalError(line: p.lines.lowerBound + 1, "\(p.name) asks to run a program; a calendar never runs one (ignored)"))
+        }
+        return out
     }
 
     /// The unreadable lines of `component` and of its sub-components, but for those named in `skipping`.

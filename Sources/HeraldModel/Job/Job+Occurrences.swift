@@ -8,6 +8,7 @@ public enum OccurrenceRole: String, Sendable, Equatable {
     case habit
     case calendar
     case alarm
+    case run
 }
 
 extension Job {

@@ -60,6 +60,8 @@ public struct Job: Sendable, Equatable {
     public var calendar: CalendarLink?
     /// A calendar item's next alarm instants, each with the occurrence it is for.
     public var alarms: [CalendarAlarmEntry] = []
+    /// A run job's command, directory, umask, environment, timeout and notify policy.
+    public var command: RunCommand?
     /// The rules of the zones the job names (`timezone`, a zone ending an `every`), looked up
     /// when it was decoded or by `resolveZones`: the pure core never reads zone files.
     public var zones = JobZones()

@@ -141,7 +141,7 @@ extension JobKindRules {
 extension Job {
     /// The kinds of job (each a `JobKindRules` type in this folder).
     public enum Kind: String, Sendable, CaseIterable, Codable {
-        case reminder, delivery, habit, calendar, alarm
+        case reminder, delivery, habit, calendar, alarm, run
     }
 }
 
@@ -154,6 +154,7 @@ extension Job.Kind {
         case .habit: return HabitKind.self
         case .calendar: return CalendarKind.self
         case .alarm: return AlarmKind.self
+        case .run: return RunKind.self
         }
     }
 }
@@ -172,7 +173,7 @@ extension OccurrenceRole {
         switch self {
         case .headsUp, .arrival: return "delivery/" + rawValue
         case .warning: return "reminder/warning"
-        case .reminder, .habit, .calendar, .alarm: return rawValue
+        case .reminder, .habit, .calendar, .alarm, .run: return rawValue
         }
     }
 }

@@ -15,6 +15,9 @@ public enum PopupAction: Sendable, Hashable {
     case track
     /// A measurable habit's "+1": adds this amount to the day and shows the popup again.
     case add(Int)
+    /// A command's result popup: open its output, or run it once more.
+    case showOutput
+    case runAgain
     /// A click on the popup's body (the spec's `default` action): acknowledges it.
     case body
 
@@ -30,6 +33,8 @@ public enum PopupAction: Sendable, Hashable {
         case .snooze(let span?): return "snooze-" + String(span.microseconds / 1_000_000)
         case .track: return "track"
         case .add(let n): return "add-" + String(n)
+        case .showOutput: return "show-output"
+        case .runAgain: return "run-again"
         case .body: return "default"
         }
     }
@@ -44,6 +49,8 @@ public enum PopupAction: Sendable, Hashable {
         case "snooze": self = .snooze(nil)
         case "track": self = .track
         case "default": self = .body
+        case "show-output": self = .showOutput
+        case "run-again": self = .runAgain
         default:
             if key.hasPrefix("add-") {
                 guard let n = Int(key.dropFirst(4)), n >= 1, n <= 1000 else { return nil }
@@ -69,6 +76,8 @@ public enum PopupAction: Sendable, Hashable {
         case .snooze(let span?): return TimeSpan.humanize(span)
         case .track: return "Track"
         case .add(let n): return "+" + String(n)
+        case .showOutput: return "Show output"
+        case .runAgain: return "Run again"
         case .body: return "Acknowledge"
         }
     }
@@ -82,7 +91,7 @@ extension PopupAction {
         case .gotIt, .dismiss, .body, .stop: return "herald ack \(jobID)"
         case .snooze(nil): return "herald snooze \(jobID)"
         case .snooze(let span?): return "herald snooze \(jobID) \(TimeSpan.format(span))"
-        case .track: return nil
+        case .track, .showOutput, .runAgain: return nil
         case .add(let n): return "herald habit done \(jobID) \(n)"
         }
     }

@@ -88,6 +88,41 @@ public enum TextSafety {
         return String(out)
     }
 
+    /// A program's output as plain text for a popup: terminal escape sequences removed whole
+    /// (CSI `ESC [ ... final`, OSC `ESC ] ... BEL or ESC \`, the 8-bit CSI, other two-byte
+    /// escapes), and the bidirectional controls that can make text read other than it is
+    /// (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); then `stripControls`.
+    public static func plainText(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        func next() -> Unicode.Scalar? { if let p = pending { pending = nil; return p }; return scalars.next() }
+        while let s = next() {
+            switch s.value {
+            case 0x1B:
+                guard let kind = next() else { break }
+                if kind == "[" {
+                    while let c = next(), !(0x40...0x7E).contains(c.value) {}
+                } else if kind == "]" || kind == "P" || kind == "_" || kind == "^" {
+                    // Up to BEL or ST (ESC \).
+                    while let c = next() {
+                        if c.value == 0x07 { break }
+                        if c.value == 0x1B { _ = next(); break }
+                    }
+                } else if (0x20...0x2F).contains(kind.value) {
+                    _ = next()  // ESC ( B and the like: one more byte
+                }
+            case 0x9B:
+                while let c = next(), !(0x40...0x7E).contains(c.value) {}
+            case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C:
+                continue
+            default:
+                out.append(s)
+            }
+        }
+        return stripControls(String(out))
+    }
+
     /// Escapes `&`, `<`, `>`, `'` and `"` for servers that parse body markup (as g_markup_escape_text).
     public static func escapeMarkup(_ text: String) -> String {
         var out = ""

@@ -36,9 +36,10 @@ struct CommandResult {
 /// Runs `path` with `arguments` and waits for it (killing it after `timeout` seconds).
 @discardableResult
 func runCommand(_ path: String, _ arguments: [String], environment: [String: String], stdin: String? = nil,
-                timeout: TimeInterval = 30) throws -> CommandResult {
+                timeout: TimeInterval = 30, directory: String? = nil) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     process.arguments = arguments
     process.environment = environment
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("herald-run-\(UUID().uuidString)")
