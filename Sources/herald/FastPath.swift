@@ -54,4 +54,41 @@ enum FastPath {
         return RemindRequest(spool: spool, config: config, at: at, inSpan: inSpan, every: every.map { [$0] } ?? [], title: title,
                              urgency: level, icon: icon, id: id, text: text)
     }
+
+    /// `herald run` with plain options before `--` and the program after it (no script on
+    /// standard input, no flags): nil for anything else, which ArgumentParser then reads.
+    static func run(_ arguments: [String]) -> RunRequest? {
+        guard arguments.first == "run" else { return nil }
+        var spool, config, at, inSpan, every, timeout, notify, label, id: String?
+        var k = 1
+        while k < arguments.count, arguments[k] != "--" {
+            let token = arguments[k]
+            guard token.hasPrefix("--"), k + 1 < arguments.count, !arguments[k + 1].hasPrefix("-") else { return nil }
+            let value = arguments[k + 1]
+            func once(_ slot: inout String?) -> Bool {
+                guard slot == nil else { return false }
+                slot = value
+                return true
+            }
+            let taken: Bool
+            switch token {
+            case "--spool": taken = once(&spool)
+            case "--config": taken = once(&config)
+            case "--at": taken = once(&at)
+            case "--in": taken = once(&inSpan)
+            case "--every": taken = once(&every)
+            case "--timeout": taken = once(&timeout)
+            case "--notify": taken = once(&notify)
+            case "--label": taken = once(&label)
+            case "--id": taken = once(&id)
+            default: taken = false
+            }
+            guard taken else { return nil }
+            k += 2
+        }
+        // The program after `--`, at least one word of it.
+        guard k + 1 < arguments.count, arguments[k] == "--" else { return nil }
+        return RunRequest(spool: spool, config: config, at: at, inSpan: inSpan, every: every.map { [$0] } ?? [], timeout: timeout,
+                          notify: notify, label: label, id: id, program: Array(arguments[(k + 1)...]))
+    }
 }

@@ -45,7 +45,10 @@ struct Herald: ParsableCommand {
             Glibc.exit(0)
         }
         do {
-            if let request = FastPath.remind(commandLineArguments()) {
+            let plain = commandLineArguments()
+            if let request = FastPath.remind(plain) {
+                try request.run()
+            } else if let request = FastPath.run(plain) {
                 try request.run()
             } else {
                 let arguments = commandLineArguments()

@@ -107,7 +107,7 @@ final class CommandRunner: @unchecked Sendable {
             for name in ["HOME", "USER", "LOGNAME", "SHELL", "PATH", "LANG"] { if let v = environment[name] { env[name] = v } }
             if env["PATH"] == nil { env["PATH"] = "/usr/local/bin:/usr/bin:/bin" }
         } else {
-            for (name, value) in c.environment { env[name] = value }
+            for v in c.environment { env[v.name] = v.value }
         }
         for name in Job.RunCommand.sessionVariables { env[name] = environment[name] }
         return RunFiles.Spec(occurrence: start.occurrence, title: start.title, notify: c.notify, timeout: c.timeout,

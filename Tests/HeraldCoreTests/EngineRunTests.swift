@@ -25,7 +25,7 @@ struct EngineRunTests {
 
     func run(_ id: String, at time: String? = nil, every: String? = nil, notify: Job.RunCommand.Notify = .failure) -> Job {
         var job = Job(kind: .run, id: id, at: time.map(at), every: every, title: "backup")
-        job.command = Job.RunCommand(argv: ["make", "backup"], directory: "/home/ada", umask: 0o022, environment: [("PATH", "/usr/bin")], notify: notify)
+        job.command = Job.RunCommand(argv: ["make", "backup"], directory: "/home/ada", umask: 0o022, environment: [.init(name: "PATH", value: "/usr/bin")], notify: notify)
         return job
     }
 
@@ -177,7 +177,7 @@ struct RunJobFormatTests {
         let job = try decode(#"{"version":1,"kind":"run","at":"2026-12-01T17:00:00Z","command":["make","-C","/src","backup"],"directory":"/home/a","umask":"027","environment":{"PATH":"/usr/bin","FOO":"a b"},"timeout":"2h","notify":"always"}"#)
         let c = try #require(job.command)
         #expect(c.argv == ["make", "-C", "/src", "backup"] && c.directory == "/home/a" && c.umask == 0o027)
-        #expect(c.environment.map { $0.0 + "=" + $0.1 } == ["FOO=a b", "PATH=/usr/bin"])
+        #expect(c.environment.map { $0.name + "=" + $0.value } == ["FOO=a b", "PATH=/usr/bin"])
         #expect(c.timeout == .minutes(120) && c.notify == .always)
         #expect(c.label(title: nil) == "make -C /src backup")
         #expect(try decode(job.encoded()) == job)

@@ -64,4 +64,24 @@ import HeraldModel
     func leavesEverythingElseToArgumentParser(argv: [String]) {
         #expect(FastPath.remind(argv) == nil)
     }
+
+    @Test(arguments: [
+        ["run", "--in", "2d", "--", "true"],
+        ["run", "--at", "17:00", "--timeout", "2h", "--notify", "always", "--label", "Backup", "--", "make", "-C", "/src", "--silent"],
+        ["run", "--every", "Mon..Fri 09:00", "--spool", "/tmp/s", "--config", "/tmp/c.yaml", "--id", "r7", "--", "/bin/sh", "-c", "x --y"],
+    ])
+    func takesTheCommonRunForms(argv: [String]) throws {
+        let fast = try #require(FastPath.run(argv))
+        let command = try Herald.parseAsRoot(argv)
+        #expect((command as? Herald.RunCommand)?.request() == fast)
+    }
+
+    @Test(arguments: [
+        ["run", "--in", "5m"], ["run", "--help"], ["run", "--in=5m", "--", "x"], ["run", "--wake", "--in", "5m", "--", "x"],
+        ["run", "--sync", "--in", "5m", "--", "x"], ["run", "--in", "5m", "--in", "6m", "--", "x"], ["run", "--in", "5m", "--"],
+        ["run", "--bogus", "1", "--", "x"], ["run", "x"], ["remind", "--in", "5m", "--", "x"],
+    ])
+    func leavesOtherRunsToArgumentParser(argv: [String]) {
+        #expect(FastPath.run(argv) == nil)
+    }
 }

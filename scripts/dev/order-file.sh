@@ -1,5 +1,6 @@
 #!/bin/sh
-# Writes linker/herald.order: the functions and data a plain `herald remind` touches (functions
+# Writes linker/herald.order: the functions and data a plain `herald remind` touches, then what a
+# plain `herald run` adds (functions
 # first, then data). The release link (lld, see Package.swift) puts them side by
 # side, so starting the CLI faults in a few pages instead of ones spread over 14 MB.
 #
@@ -41,18 +42,21 @@ printf '{\n  "pid": 1,\n  "version": "0.1.0",\n  "notifier": "libnotify",\n  "pe
 # Most users have a config file with a profile: the last run reads one, so what it adds
 # (the YAML reader) is laid out after the plain path, not spread over the binary.
 printf 'profile:\n  name: Ada Lovelace\n  address: 12 Elm St\n' > "$work/config.yaml"
-for k in 1 2 3 4; do
+for k in 1 2 3 4 5; do
+    command=remind
     case $k in
         1) set -- --spool "$work/spool" --in 2d Water the plants ;;
         2) set -- --spool "$work/spool" --at 23:59 Call home ;;
         3) set -- --in 10m --title Tea --urgency low Tea is ready ;;
         4) set -- --spool "$work/spool" --in 2d Pick up the parcel ;;
+        # Last, so that remind's path stays first: a command queued as at queues one.
+        5) command=run; set -- --spool "$work/spool" --in 2d -- true ;;
     esac
     spool_variable=HERALD_SPOOL=$work/spool  # the third run names the spool this way
     [ "$k" = 3 ] || spool_variable=LANG=C.UTF-8  # the others repeat LANG: nothing changes
     [ "$k" = 4 ] && spool_variable=HERALD_CONFIG=$work/config.yaml
-    run "$spool_variable" valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/calls.$k" "$work/herald" remind "$@"
-    run "$spool_variable" valgrind -q --tool=lackey --trace-mem=yes --log-file="$work/memory.$k" "$work/herald" remind "$@"
+    run "$spool_variable" valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/calls.$k" "$work/herald" "$command" "$@"
+    run "$spool_variable" valgrind -q --tool=lackey --trace-mem=yes --log-file="$work/memory.$k" "$work/herald" "$command" "$@"
 done
 
-"$python" "$(dirname "$0")/order-file.py" "$work" "$k" "$output" "a plain \`herald remind\`"
+"$python" "$(dirname "$0")/order-file.py" "$work" "$k" "$output" "a plain \`herald remind\`, then \`herald run\`"

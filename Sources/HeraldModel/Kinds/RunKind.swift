@@ -21,10 +21,12 @@ enum RunKind: JobKindRules {
             guard list.count <= Job.RunCommand.maximumArguments else {
                 throw JobError("field 'command' has \(list.count) strings; the most is \(Job.RunCommand.maximumArguments)")
             }
-            for (k, element) in list.enumerated() {
-                let s = try Job.string(element, "command[\(k)]")
-                try noNUL(s, "command[\(k)]")
+            var k = 0
+            for element in list {  // not enumerated(): its generic type costs every `herald run` a lookup at start
+                let s = try Job.string(element, "command[" + String(k) + "]")
+                try noNUL(s, "command[" + String(k) + "]")
                 run.argv.append(s)
+                k += 1
             }
             guard !run.argv[0].isEmpty else { throw JobError("field 'command[0]' (the program) is empty") }
         }
@@ -60,7 +62,7 @@ enum RunKind: JobKindRules {
                 }
                 let value = try Job.string(vars[name]!, "environment." + name)
                 try noNUL(value, "environment." + name)
-                run.environment.append((name, value))
+                run.environment.append(.init(name: name, value: value))
             }
         }
         if let t = o["timeout"] {
@@ -94,7 +96,7 @@ enum RunKind: JobKindRules {
         if let script = run.script { f.append(("script", .string(script))) }
         if let dir = run.directory { f.append(("directory", .string(dir))) }
         if let mask = run.umask { f.append(("umask", .string(Job.RunCommand.formatUmask(mask)))) }
-        if !run.environment.isEmpty { f.append(("environment", .object(run.environment.map { ($0.0, .string($0.1)) }))) }
+        if !run.environment.isEmpty { f.append(("environment", .object(run.environment.map { ($0.name, .string($0.value)) }))) }
         if let t = run.timeout { f.append(("timeout", .string(TimeSpan.format(t)))) }
         if run.notify != .failure { f.append(("notify", .string(run.notify.rawValue))) }
         return f
@@ -145,21 +147,22 @@ extension Job {
         public var umask: UInt32?
         /// The environment it runs with, sorted by name, without the session's variables
         /// (`sessionVariables`, taken from heraldd when it runs) and those at drops.
-        public var environment: [(String, String)] = []
+        public var environment: [Variable] = []
+        /// One variable. A struct, not a tuple: the CLI builds these at every `herald run`, where a
+        /// tuple type's run-time metadata costs start-up time (BENCHMARKS.md, "One of each").
+        public struct Variable: Sendable, Equatable {
+            public var name: String
+            public var value: String
+            public init(name: String, value: String) { self.name = name; self.value = value }
+        }
         /// How long it may run before it is ended (SIGTERM, then SIGKILL 10 s later).
         public var timeout: Span?
         public var notify: Notify = .failure
 
         public init(argv: [String] = [], script: String? = nil, directory: String? = nil, umask: UInt32? = nil,
-                    environment: [(String, String)] = [], timeout: Span? = nil, notify: Notify = .failure) {
+                    environment: [Variable] = [], timeout: Span? = nil, notify: Notify = .failure) {
             self.argv = argv; self.script = script; self.directory = directory; self.umask = umask
             self.environment = environment; self.timeout = timeout; self.notify = notify
-        }
-
-        public static func == (a: RunCommand, b: RunCommand) -> Bool {
-            a.argv == b.argv && a.script == b.script && a.directory == b.directory && a.umask == b.umask
-                && a.environment.map { $0.0 + "=" + $0.1 } == b.environment.map { $0.0 + "=" + $0.1 }
-                && a.timeout == b.timeout && a.notify == b.notify
         }
 
         public static let maximumArguments = 4096
@@ -175,14 +178,28 @@ extension Job {
         /// its arguments (a script: its first line), at most 60 characters.
         public func label(title: String?) -> String {
             if let t = title?.trimmingSpaces, !t.isEmpty { return t }
-            var text: String
+            // Built by hand: split/joined/count cost the CLI run-time type lookups at every start.
+            var text = ""
             if let script {
-                text = script.split(separator: "\n").first { !String($0).trimmingSpaces.isEmpty && !$0.hasPrefix("#") }.map(String.init) ?? "script"
+                for line in script.split(separator: "\n") {
+                    let l = String(line).trimmingSpaces
+                    if !l.isEmpty && !l.hasPrefix("#") { text = l; break }
+                }
+                if text.isEmpty { text = "script" }
             } else {
-                text = ([String(argv[0].split(separator: "/").last ?? "")] + argv.dropFirst()).joined(separator: " ")
+                var program = Substring(argv[0])
+                if let slash = program.lastIndex(of: "/") { program = program[program.index(after: slash)...] }
+                text = String(program)
+                for a in argv.dropFirst() { text += " " + a }
             }
             text = text.trimmingSpaces
-            return text.count > 60 ? String(text.prefix(59)) + "…" : text
+            guard text.utf8.count > 60 else { return text }
+            var cut = ""
+            for scalar in text.unicodeScalars {
+                guard cut.utf8.count + String(scalar).utf8.count <= 59 else { break }
+                cut.unicodeScalars.append(scalar)
+            }
+            return cut + "…"
         }
 
         /// Variables a job keeps from where it was made. As at: not `TERM` or `DISPLAY`, nor
@@ -216,8 +233,10 @@ extension Job {
         }
 
         public static func formatUmask(_ mask: UInt32) -> String {
-            let s = String(mask, radix: 8)
-            return String(repeating: "0", count: max(0, 4 - s.count)) + s
+            var digits: [UInt8] = [48, 48, 48, 48]
+            var m = mask & 0o7777
+            for k in stride(from: 3, through: 0, by: -1) { digits[k] = 48 + UInt8(m & 7); m >>= 3 }
+            return String(decoding: digits, as: UTF8.self)
         }
     }
 }
