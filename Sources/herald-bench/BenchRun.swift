@@ -704,14 +704,15 @@ final class BenchRun {
                     _ = try Spawned.timed(atrm, [number], environment: environment, outputPath: output)
                     round.append((variant, ns))
                 case .run:
-                    // Cancelled at once: only the enqueue is measured (as atrm follows at).
-                    let id = "enqueue-run-\(k)"
-                    let (status, ns) = try Spawned.timed(herald, ["run", "--spool", spool, "--in", "2d", "--id", id, "--", "true"],
+                    // Cancelled at once, by the id it printed ("Run ID: ..."): only the enqueue is
+                    // measured, as atrm follows at (no --id: that costs a lookup of pending ids).
+                    let (status, ns) = try Spawned.timed(herald, ["run", "--spool", spool, "--in", "2d", "--", "true"],
                                                           environment: environment, outputPath: output)
-                    guard status == 0 else {
-                        throw BenchError("herald run failed (status \(status)): " + ((try? String(contentsOfFile: output, encoding: .utf8)) ?? ""))
-                    }
-                    _ = try Spawned.timed(herald, ["cancel", "--spool", spool, id], environment: environment, outputPath: output)
+                    let text: String
+                    do { text = try String(contentsOfFile: output, encoding: .utf8) } catch { throw BenchError("cannot read \(output): \(error)") }
+                    let words = text.split(separator: " ")
+                    guard status == 0, words.count > 1, words[0] == "Run" else { throw BenchError("herald run failed (status \(status)): " + text) }
+                    _ = try Spawned.timed(herald, ["cancel", "--spool", spool, String(words[1].dropLast())], environment: environment, outputPath: output)
                     round.append((variant, ns))
                 case .herald, .profile:
                     let key = Workload.Key(.enqueue, 2 * k + (variant == .profile ? 1 : 0))

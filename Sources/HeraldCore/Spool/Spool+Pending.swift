@@ -193,7 +193,10 @@ extension Spool {
             load(name, into: &p, localZone: localZone)
             return p
         }
-        let fromIntake = intake.filter { rule.keep($0.id) }
+        // new/ was listed first: a job heraldd moved into jobs/ meanwhile is found in both; the
+        // jobs/ one is where it is now (else `herald cancel` right after `herald run` says "2 jobs").
+        let moved = Set(names.map(\.id))
+        let fromIntake = intake.filter { rule.keep($0.id) && !moved.contains($0.id) }
         found += fromIntake
         return (Self.sorted(found), (rule.exact ? found.count : total + fromIntake.count))
     }
