@@ -267,6 +267,10 @@ struct RunEndToEndTests {
             let r = try runCommand(Binaries.herald, args, environment: scene.environment, stdin: stdin)
             #expect(r.status != 0 && r.stderr.contains(message), "\(args): \(r.status) \(r.stderr)")
         }
+        // An environment too big for a job file: refused, naming it.
+        let big = try runCommand(Binaries.herald, ["run", "--in", "1m", "--", "/bin/true"],
+                                 environment: scene.environment.merging(["BIG": String(repeating: "a", count: 70_000)]) { _, new in new })
+        #expect(big.status == 65 && big.stderr.contains("(its environment takes"), "\(big.stderr)")
         #expect(scene.files("new") + scene.files("jobs") == before)
     }
 

@@ -230,11 +230,8 @@ extension Job {
         let size = document.utf8.count
         guard size <= Job.maximumFileSize else {
             // Name the field that takes the room: the person knows it by that name.
-            var fields: [(String, String?)] = [("title", title), ("text", text), ("icon", icon), ("sound", sound)]
-            if let c = command {
-                fields += [("script", c.script), ("command", c.argv.isEmpty ? nil : c.argv.joined(separator: " ")),
-                           ("environment", c.environment.isEmpty ? nil : c.environment.map { $0.name + "=" + $0.value }.joined(separator: "\n"))]
-            }
+            let fields: [(String, String?)] = [("title", title), ("text", text), ("icon", icon), ("sound", sound)]
+                + kind.rules.largeFields(of: self)
             let widest = fields.compactMap { name, value in value.map { (name, JSONWriter.render(.string($0)).utf8.count) } }.max { $0.1 < $1.1 }
             let which = widest.map { " (its \($0.0) takes \($0.1) bytes written out)" } ?? ""
             throw JobError("the job file would be \(size) bytes, more than the \(Job.maximumFileSize / 1024) KiB heraldd takes" + which)

@@ -42,6 +42,9 @@ protocol JobKindRules {
     static func ringsFor(_ job: Job, config: HeraldConfig) -> Span?
     /// Whether the job's popups are shown in quiet time and never held for a summary.
     static func ringsWhenQuiet(_ job: Job, config: HeraldConfig) -> Bool
+    /// The kind's own fields that may take a job file's room, by name, as text (a too-large job
+    /// is refused naming the widest).
+    static func largeFields(of job: Job) -> [(String, String?)]
     /// The kind's configuration: its templates (`templates.<name>.summary/body`) and its popup
     /// classes (`popups.expire.<class>`, `popups.sound.<class>`), with their defaults.
     static var config: KindConfig { get }
@@ -123,6 +126,7 @@ extension JobKindRules {
     static func snoozeSpan(of job: Job, config: HeraldConfig) -> Span { config.snooze }
     static func ringsFor(_ job: Job, config: HeraldConfig) -> Span? { nil }
     static func ringsWhenQuiet(_ job: Job, config: HeraldConfig) -> Bool { false }
+    static func largeFields(of job: Job) -> [(String, String?)] { [] }
 
     /// A warning whose occurrence is still ahead has news however late it is (one made after
     /// its time, or due while heraldd was down).

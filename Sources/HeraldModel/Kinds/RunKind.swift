@@ -114,6 +114,12 @@ enum RunKind: JobKindRules {
 
     static func role(of instant: Instant, job: Job, isWarning: () -> Bool) -> OccurrenceRole { .run }
 
+    static func largeFields(of job: Job) -> [(String, String?)] {
+        guard let c = job.command else { return [] }
+        return [("script", c.script), ("command", c.argv.isEmpty ? nil : c.argv.joined(separator: " ")),
+                ("environment", c.environment.isEmpty ? nil : c.environment.map { $0.name + "=" + $0.value }.joined(separator: "\n"))]
+    }
+
     /// Only its end shows a popup (`Engine+Running`); the template below is that one's.
     static func message(_ occurrence: DueOccurrence, config: HeraldConfig, now: Instant) -> (HeraldConfig.Message, [String: String]) {
         (config.templates["runEnded"], ["title": occurrence.job.command?.label(title: occurrence.job.title) ?? "command", "result": "", "output": ""])
