@@ -57,6 +57,6 @@ int main(int argc, char **argv) {
     double t1 = now();
     sync();
     double t2 = now();
-    printf("files=%ld threads=%ld size=%zu create+write+link=%.2fs sync=%.2fs total=%.2fs\n", total, threads, size, t1 - t0, t2 - t1, t2 - t0);
+    printf("files=%ld threads=%ld size=%zu create+write+link=%.2fs sync=%.2fs total=%.6fs\n", total, threads, size, t1 - t0, t2 - t1, t2 - t0);
     return 0;
 }
