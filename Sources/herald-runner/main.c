@@ -460,8 +460,12 @@ int main(int argc, char **argv) {
         }
         result.end = now_us();
     }
-    /* What is in the pipe now, and no more: processes left in the group may hold it open. */
-    while (output_open && pump(output[0]) == 1) continue;
+    /* A group told to end gets its SIGKILL now that its leader is gone (members that ignore
+     * SIGTERM would outlive a timeout or a cancel). */
+    if (term_sent) kill(-child, SIGKILL);
+    /* What is in the pipe now, and no more: processes left in the group may hold it open and
+     * keep writing, so at most what one pipe holds is read. */
+    for (int reads = 0; output_open && reads < 16 && pump(output[0]) == 1; reads++) continue;
     /* The child is dead, so its end of the exec-error pipe is closed: this read cannot block. */
     char reason[2 * ERROR_MAX];
     size_t got = 0;

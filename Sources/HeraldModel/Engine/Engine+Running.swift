@@ -72,6 +72,13 @@ public struct RunEnd: Sendable, Equatable {
     /// "failed (exit 3) after 2 min 10 s", "finished after 4 s", "timed out after 10 min".
     public var phrase: String {
         let after = duration.map { " after " + Self.format($0) } ?? ""
+        // Ended by its timeout or a cancel, whatever it did then (a script that traps TERM exits 143).
+        switch ending {
+        case .exited, .signalled:
+            if timedOut { return "timed out" + after }
+            if cancelled { return "was cancelled" + after }
+        default: break
+        }
         switch ending {
         case .exited(0): return "finished" + after
         case .exited(let status): return "failed (exit \(status))" + after
