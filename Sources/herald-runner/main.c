@@ -42,7 +42,7 @@
 #define ERROR_MAX 1000
 
 static const char *rundir;
-static char *spec_path, *lock_path, *running_path, *log_path, *result_path, *tmp_path;
+static char *spec_path, *lock_path, *running_path, *log_path, *result_path, *tmp_path, *ended_path;
 static int have_lock, log_fd = -1, log_ok = 1;
 static uint64_t max_output, logged;
 /* Past its head, the output's last part is kept in a ring and written at the end, after the
@@ -330,6 +330,7 @@ int main(int argc, char **argv) {
     if (strlen(rundir) + 1 + digits + strlen(".result.tmp") >= PATH_MAX) fail(2, "RUNDIR is too long");
     spec_path = make_path(n, ".spec"), lock_path = make_path(n, ".lock"), running_path = make_path(n, ".running");
     log_path = make_path(n, ".log"), result_path = make_path(n, ".result"), tmp_path = make_path(n, ".result.tmp");
+    ended_path = make_path(n, ".ended");
 
     /* Descriptors 0-2 open (on /dev/null if they were closed): a pipe made below must not take
      * the number of stdout or stderr, which the child replaces with the output pipe. */
@@ -378,7 +379,7 @@ int main(int argc, char **argv) {
     if (setsid() < 0 && errno != EPERM) fail(1, "cannot start a session: %s", strerror(errno));
 
     /* A run is started once: one whose start or end is on disk is never started again, whoever asks. */
-    if (access(running_path, F_OK) == 0 || access(result_path, F_OK) == 0) {
+    if (access(running_path, F_OK) == 0 || access(result_path, F_OK) == 0 || access(ended_path, F_OK) == 0) {
         fprintf(stderr, "herald-runner: %s shows this run was started before; a run is never started twice\n", running_path);
         exit(3);
     }

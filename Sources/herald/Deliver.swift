@@ -201,7 +201,7 @@ struct PopupOptions: ParsableArguments {
     static func jobID(_ id: String?, _ ctx: CLIContext) throws -> String {
         guard let id else { return ctx.newID() }
         guard Job.isValidID(id) else {
-            throw CLIError.usage("--id: '\(id)' is not a valid id: use 1 to 64 of A-Z a-z 0-9 . _ -")
+            throw CLIError.usage("--id: '\(id)' is not a valid id: use 1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.'")
         }
         guard !CalendarPlanner.isCalendarJobID(id) else { throw CLIError.usage("--id: '\(id)' starts with 'cal-', which is kept for calendar jobs") }
         // heraldd would refuse it into failed/ after this said yes: say no here.

@@ -70,8 +70,12 @@ final class CommandRunner: @unchecked Sendable {
                 return answer(start, .refused("cannot read its runs (\(error)), so it cannot be told whether it ran already"))
             }
             // Newest first: a restart finds its own occurrence at the end.
-            for run in runs.reversed() where files.occurrence(start.id, run) == start.occurrence {
-                return answer(start, .alreadyStarted(run: run))
+            for run in runs.reversed() {
+                let occurrence: Instant?
+                do throws(FileSystemError) { occurrence = try files.occurrence(start.id, run) } catch {
+                    return answer(start, .refused("cannot read the spec of its run \(run) (\(error)), so it cannot be told whether it ran already"))
+                }
+                if occurrence == start.occurrence { return answer(start, .alreadyStarted(run: run)) }
             }
             if let busy = live.last { return answer(start, .stillRunning(run: busy)) }
             launch(id: start.id, after: runs.last ?? 0, spec: spec(for: start, maxOutput: maxOutput), occurrence: start.occurrence)
@@ -139,9 +143,14 @@ final class CommandRunner: @unchecked Sendable {
             let started = DetachedThread.start(name: "herald.run") { [self] in
                 do throws(SpawnError) {
                     let status = try ChildProcess.Command(systemdRun, arguments, environment: childEnvironment(), input: .null).start().wait()
-                    if status != .exited(0) { logger.notice("systemd-run ended the unit with a failure", metadata: ["job.id": "\(id)", "status": "\(status)"]) }
+                    if status != .exited(0) {
+                        logger.notice("systemd-run ended the unit with a failure", metadata: ["job.id": "\(id)", "status": "\(status)"])
+                        // A unit that never ran the runner: the run could not start, and never will.
+                        files.claimUnstarted(id, run, reason: "systemd-run failed (\(status))", unknown: false)
+                    }
                 } catch {
                     logger.error("Cannot start systemd-run", metadata: ["job.id": "\(id)", "error": "\(error.reason)"])
+                    files.claimUnstarted(id, run, reason: "cannot start systemd-run: \(error.reason)", unknown: false)
                 }
                 files.waitUntilEnded(id, run)
                 post(.runEnded(files.end(id, run)))
@@ -222,6 +231,11 @@ final class CommandRunner: @unchecked Sendable {
                 }
                 // Runs this heraldd started itself (due before READY) are waited for already.
                 for run in runs where !FileSystem.exists(files.path(id, run, "ended")) && !watched.contains(id + "/" + String(run)) {
+                    // One marked but never started is claimed first, so that a runner still on
+                    // its way (a systemd unit not yet started) finds it taken and never runs it.
+                    if !files.isLive(id, run) {
+                        files.claimUnstarted(id, run, reason: "heraldd stopped between marking it started and starting it", unknown: true)
+                    }
                     if files.isLive(id, run) {
                         waiting += 1
                         watch(id, run)

@@ -97,8 +97,13 @@ struct EngineRunTests {
         #expect(e.pendingJobs["r"]?.occurrence == at("2026-11-22T07:20:00Z"))
         clock.set(at("2026-11-22T07:20:00Z"))
         e.tick()
-        e.send(.runStarted(id: "r", occurrence: at("2026-11-22T07:20:00Z"), .refused("herald-runner is not installed")))
+        let refused = e.send(.runStarted(id: "r", occurrence: at("2026-11-22T07:20:00Z"), .refused("herald-runner is not installed")))
         #expect(history("r").last?.outcome == .failed && history("r").last?.note == "not run: herald-runner is not installed")
+        // Said in a popup too, as a run that could not start: there is no output, and no run to run again.
+        let popup = try #require(refused.first)
+        #expect(popup.jobID == "@run:r" && popup.summary == "backup could not start")
+        #expect(popup.body == "herald-runner is not installed")
+        #expect(popup.actions == [.body])
         // A one-shot moves to done/ once started.
         try submit(run("once", at: "2026-11-22T07:30:00Z"))
         e.intake(names: try FileSystem.list(spool.new))

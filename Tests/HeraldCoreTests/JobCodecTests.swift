@@ -49,7 +49,7 @@ struct JobCodecTests {
         ("{\"version\":1,\"kind\":\"reminder\",\"at\":\"2026-11-22T10:00Z\",\"text\":\"  \"}", "a reminder needs a non-empty 'text' or 'title'"),
         ("{\"version\":1,\"kind\":\"reminder\",\"text\":\"x\"}", "a reminder needs 'at' or 'every'"),
         ("{\"version\":1,\"kind\":\"reminder\",\"id\":\"a b\",\"at\":\"2026-11-22T10:00Z\",\"text\":\"x\"}",
-         "field 'id' is not a valid id (\"a b\"): use 1 to 64 of A-Z a-z 0-9 . _ -"),
+         "field 'id' is not a valid id (\"a b\"): use 1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.'"),
         ("{\"version\":1,\"kind\":\"reminder\",\"at\":\"2026-11-22T10:00Z\",\"text\":\"x\",\"urgency\":\"urgent\"}",
          "field 'urgency' is not one of low, normal, critical (\"urgent\")"),
         ("{\"version\":1,\"kind\":\"reminder\",\"at\":\"2026-11-22T10:00Z\",\"text\":\"x\",\"items\":[]}", "field 'items' is only for deliveries"),

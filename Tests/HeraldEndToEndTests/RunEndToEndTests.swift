@@ -182,6 +182,46 @@ struct RunEndToEndTests {
         #expect(daemon.log.contains("not run again"))
         #expect(!FileManager.default.fileExists(atPath: counter))
         #expect(try files.runs(of: id) == [1])
+        // heraldd claimed the run before saying so: a runner that comes only now (a systemd
+        // unit started late) finds it decided and runs nothing.
+        #expect(files.result(id, 1)?.unknown == true)
+        let late = try runCommand(Binaries.directory + "/herald-runner", [files.directory(id), "1"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(late.status == 3, "\(late.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: counter))
+    }
+
+    /// A job id that starts with "." is refused, for every kind: its file in new/ would be
+    /// hidden, and heraldd leaves hidden names there alone (the job would never be taken in),
+    /// and "." and ".." would make runs/ itself, or the spool, a run's folder.
+    @Test func anIdThatStartsWithADotIsRefused() throws {
+        let scene = try Scene()
+        for id in ["..", ".", ".hidden"] {
+            let r = try runCommand(Binaries.herald, ["run", "--in", "1s", "--id", id, "--", "/bin/echo", "dot"], environment: scene.environment)
+            #expect(r.status == 64 && r.stderr == "herald: --id: '\(id)' is not a valid id: use 1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.'\n", "\(r.stderr)")
+        }
+        #expect(scene.files("new").isEmpty)
+        let line = "{\"version\":1,\"kind\":\"run\",\"id\":\".x\",\"at\":\"2030-01-01T00:00:00Z\",\"command\":[\"/bin/true\"]}"
+        let imported = try scene.herald("import", "-", stdin: line)
+        #expect(imported.status != 0 && imported.stderr.contains("field 'id' is not a valid id"), "\(imported.stderr)")
+        #expect(scene.files("new").isEmpty)
+    }
+
+    /// A run whose runner could not start leaves nothing behind (whatever the failing runner
+    /// wrote), so the job's next run takes the number and runs.
+    @Test func aWithdrawnRunLeavesNothingThatBlocksTheNext() throws {
+        let scene = try Scene()
+        let files = runs(scene, "w")
+        try files.writeSpec(RunFiles.Spec(occurrence: .epoch, title: "w", notify: .failure, timeout: nil, maxOutput: 1024, directory: "/",
+                                          umask: 0o022, arguments: ["/bin/true"], environment: []), id: "w", run: 1)
+        for suffix in ["result", "running", "log", "lock", "ended"] {
+            #expect(FileManager.default.createFile(atPath: files.path("w", 1, suffix), contents: Data("x".utf8)))
+        }
+        files.withdraw("w", 1)
+        #expect(try FileSystem.list(files.directory("w")).isEmpty)
+        // A spec that is there but cannot be read is "cannot tell", never "not started".
+        try "not a folder".write(toFile: files.directory("r"), atomically: true, encoding: .utf8)
+        #expect(throws: FileSystemError.self) { try files.occurrence("r", 1) }
+        #expect(try files.occurrence("w", 1) == nil)
     }
 
     /// The job keeps what at keeps: compared with at's own job file for the same shell (a plain
@@ -449,5 +489,14 @@ struct RunEndToEndTests {
         #expect(real.status != 0 && !real.stderr.contains("nrecognized") && !real.stderr.contains("nvalid"), "\(real.stderr)")
         #expect(real.stderr.contains("Failed to connect to bus") || real.stderr.contains("Failed to create bus connection"), "\(real.stderr)")
         #expect(try String(contentsOfFile: runs(scene, id).path(id, 1, "log"), encoding: .utf8) == "unit\n")
+        // A systemd-run that fails without running the unit: the run could not start (and, its
+        // result written, a runner that came later would run nothing).
+        try "#!/bin/sh\necho 'Failed to start transient service unit' >&2\nexit 1\n".write(toFile: bin + "/systemd-run", atomically: true, encoding: .utf8)
+        chmod(bin + "/systemd-run", 0o755)
+        let failing = try jobID(try scene.herald("run", "--in", "1s", "--notify", "never", "--", "/bin/echo", "never"))
+        #expect(waitUntil { ends(scene, failing).count == 1 })
+        let end = try #require(ends(scene, failing).first)
+        #expect(end.outcome == .failed && end.note?.hasPrefix("could not start; systemd-run failed") == true, "\(end.note ?? "")")
+        #expect(runs(scene, failing).result(failing, 1)?.error?.hasPrefix("systemd-run failed") == true)
     }
 }

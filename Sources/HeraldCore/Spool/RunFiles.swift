@@ -23,6 +23,7 @@ public struct RunFiles: Sendable {
     public init(spool: Spool) { self.spool = spool }
 
     public var root: String { spool.root + "/runs" }
+    /// A job's runs folder: its id (never `.` or `..`: no id starts with a dot).
     public func directory(_ id: String) -> String { root + "/" + id }
     public func path(_ id: String, _ run: Int, _ suffix: String) -> String { directory(id) + "/" + String(run) + "." + suffix }
 
@@ -48,7 +49,7 @@ public struct RunFiles: Sendable {
     public func jobIDs() throws(FileSystemError) -> [String] {
         let names: [String]
         do { names = try FileSystem.list(root) } catch where error.isNotFound { return [] }
-        return names.filter { !$0.hasPrefix(".") && Job.isValidID($0) }.sorted()
+        return names.filter { Job.isValidID($0) }.sorted()
     }
 
     // MARK: the spec
@@ -120,7 +121,10 @@ public struct RunFiles: Sendable {
     /// Writes run `run`'s spec, new (never over another), and makes it durable with its name:
     /// from here on the occurrence counts as started.
     public func writeSpec(_ spec: Spec, id: String, run: Int) throws(FileSystemError) {
-        try FileSystem.makeDirectory(directory(id))
+        if !FileSystem.exists(directory(id)) {
+            try FileSystem.makeDirectory(directory(id))
+            try FileSystem.syncDirectoryOf(directory(id))  // the new folder's name is durable too
+        }
         let p = path(id, run, "spec")
         guard let file = Descriptor.open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) else { throw FileSystem.fail("create", p) }
         guard file.writeAll(spec.bytes), fsync(file.raw) == 0 else {
@@ -136,23 +140,56 @@ public struct RunFiles: Sendable {
         return Spec(bytes: bytes)
     }
 
-    /// Removes the spec of a run that was never spawned (its runner could not be started).
+    /// Removes the files of a run that was never spawned (its runner could not be started),
+    /// whatever a runner that failed wrote: the number is used again by the next run.
     public func withdraw(_ id: String, _ run: Int) {
-        unlink(path(id, run, "spec"))
-        unlink(path(id, run, "lock"))
+        for suffix in Self.suffixes { unlink(path(id, run, suffix)) }
         _ = try? FileSystem.syncDirectoryOf(path(id, run, "spec"))
     }
 
-    /// The occurrence a spec was written for, read from its first bytes.
-    public func occurrence(_ id: String, _ run: Int) -> Instant? {
-        guard let file = Self.openRegular(path(id, run, "spec")) else { return nil }
+    /// Every file a run may have.
+    static let suffixes = ["log", "result", "running", "lock", "spec", "ended"]
+
+    /// The occurrence a spec was written for, read from its first bytes; nil when it has no
+    /// spec or the spec names none. A spec that is there but cannot be read (EMFILE, EIO) is
+    /// thrown: a start must never take "cannot tell" for "not started".
+    public func occurrence(_ id: String, _ run: Int) throws(FileSystemError) -> Instant? {
+        let p = path(id, run, "spec")
+        guard let file = Descriptor.open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else {
+            if errno == ENOENT || errno == ELOOP { return nil }  // no spec, or a link (never one of ours)
+            throw FileSystem.fail("open", p)
+        }
+        var st = stat()
+        guard fstat(file.raw, &st) == 0 else { throw FileSystem.fail("stat", p) }
+        guard st.st_mode & S_IFMT == S_IFREG else { return nil }
         var buffer = [UInt8](repeating: 0, count: 64)
         let n = buffer.withUnsafeMutableBytes { read(file.raw, $0.baseAddress!, $0.count) }
+        if n < 0 { throw FileSystem.fail("read", p) }
         guard n > 0 else { return nil }
         let fields = buffer[0..<n].split(separator: 0, omittingEmptySubsequences: false)
         guard fields.count > 2, fields[1].starts(with: Array("occurrence=".utf8)),
               let o = Int64(String(decoding: fields[1].dropFirst(11), as: UTF8.self)) else { return nil }
         return Instant(microseconds: o)
+    }
+
+    /// Makes sure a run that no runner started never starts: takes its lock (a runner that
+    /// comes later finds it taken, or finds the result) and, if nothing shows that it started,
+    /// writes its result saying why. False when a runner holds the lock or it has started.
+    @discardableResult
+    public func claimUnstarted(_ id: String, _ run: Int, reason: String, unknown: Bool) -> Bool {
+        guard let lock = Descriptor.open(path(id, run, "lock"), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600) else { return false }
+        return withExtendedLifetime(lock) {  // the lock is held until the result is written
+            guard flock(lock.raw, LOCK_EX | LOCK_NB) == 0 else { return false }
+            guard !FileSystem.exists(path(id, run, "running")), !FileSystem.exists(path(id, run, "result")) else { return false }
+            let line = TextSafety.stripControls(reason, keepNewlines: false)
+            let text = "exit=\nsignal=0\nstart=0\nend=0\nbytes=0\ncut=0\ntimedout=0\ncancelled=0\nerror=\(line)\nunknown=\(unknown ? 1 : 0)\n"
+            do throws(FileSystemError) {
+                try AtomicReplace.write(text.utf8, to: path(id, run, "result"), options: .spool())
+            } catch {
+                return false
+            }
+            return true
+        }
     }
 
     // MARK: a live run
@@ -217,6 +254,8 @@ public struct RunFiles: Sendable {
         public var timedOut: Bool
         public var cancelled: Bool
         public var error: String?
+        /// Written by heraldd (`claimUnstarted`) for a run found marked but never started.
+        public var unknown = false
     }
 
     public func result(_ id: String, _ run: Int) -> Result? {
@@ -228,7 +267,7 @@ public struct RunFiles: Sendable {
         let error = v["error"] ?? ""
         return Result(exitStatus: v["exit"].flatMap { Int($0) }, signal: signal == 0 ? nil : signal, start: instant("start"), end: instant("end"),
                       bytes: v["bytes"].flatMap { Int64($0) } ?? 0, cut: v["cut"] == "1", timedOut: v["timedout"] == "1",
-                      cancelled: v["cancelled"] == "1", error: error.isEmpty ? nil : error)
+                      cancelled: v["cancelled"] == "1", error: error.isEmpty ? nil : error, unknown: v["unknown"] == "1")
     }
 
     /// How run `run` ended, as far as its files tell: its result, else its start without an
@@ -236,11 +275,13 @@ public struct RunFiles: Sendable {
     public func end(_ id: String, _ run: Int) -> RunEnd {
         let spec = readSpec(id, run)
         let log = path(id, run, "log")
-        var end = RunEnd(id: id, run: run, occurrence: spec?.occurrence ?? occurrence(id, run) ?? .epoch, title: spec?.title ?? id,
+        var occurrence = spec?.occurrence
+        if occurrence == nil { do throws(FileSystemError) { occurrence = try self.occurrence(id, run) } catch { occurrence = nil } }
+        var end = RunEnd(id: id, run: run, occurrence: occurrence ?? .epoch, title: spec?.title ?? id,
                          notify: spec?.notify ?? .failure, ending: .unknown, log: log)
         if let r = result(id, run) {
             if let e = r.error {
-                end.ending = .notStarted(e)
+                end.ending = r.unknown ? .unknown : .notStarted(e)
             } else if let s = r.signal {
                 end.ending = .signalled(s)
             } else {
@@ -281,9 +322,11 @@ public struct RunFiles: Sendable {
         let marker = path(id, run, "ended")
         guard let file = Descriptor.open(marker, O_WRONLY | O_CREAT | O_NOFOLLOW, mode: 0o600) else { throw FileSystem.fail("create", marker) }
         file.close()
+        // Durable before the next start reads it: else a crash reports the run's end once more.
+        try FileSystem.syncDirectoryOf(marker)
         let ended = try runs(of: id).filter { FileSystem.exists(path(id, $0, "ended")) }
         for old in ended.dropLast(Self.keptRuns) {
-            for suffix in ["log", "result", "running", "lock", "spec", "ended"] { unlink(path(id, old, suffix)) }
+            for suffix in Self.suffixes { unlink(path(id, old, suffix)) }
         }
     }
 

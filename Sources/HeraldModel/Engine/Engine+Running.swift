@@ -175,7 +175,13 @@ extension Engine {
             return settle(f, outcome: .skipped, now: now, note: "skipped (still running: run \(run))") + tick(now: now)
         case .refused(let why):
             logger.warning("Command not run", metadata: ["job.id": "\(id)", "reason": "\(why)"])
-            return settle(f, outcome: .failed, now: now, note: "not run: " + why) + tick(now: now)
+            var effects = settle(f, outcome: .failed, now: now, note: "not run: " + why)
+            // Said as a run that could not start is said, unless the job wants no popups.
+            if let command = f.job.command, command.notify != .never {
+                effects += showRunPopup(RunEnd(id: id, run: 0, occurrence: occurrence, title: command.label(title: f.job.title),
+                                               notify: command.notify, ending: .notStarted(why), log: ""), now: now)
+            }
+            return effects + tick(now: now)
         }
     }
 
@@ -190,7 +196,7 @@ extension Engine {
                                               signal: { if case .signalled(let s) = end.ending { return s } else { return nil } }(),
                                               duration: end.duration, log: end.log))
         logger.info("Command ended", metadata: ["job.id": "\(end.id)", "run": "\(end.run)", "outcome": "\(end.outcome.rawValue)"])
-        var effects: [EngineEffect] = [.spool(.appendHistory(record)), .spool(.runCollected(id: end.id, run: end.run))]
+        let effects: [EngineEffect] = [.spool(.appendHistory(record)), .spool(.runCollected(id: end.id, run: end.run))]
         let tell: Bool
         switch end.notify {
         case .always: tell = true
@@ -198,12 +204,16 @@ extension Engine {
         case .never: tell = false
         }
         guard tell else { return effects }
+        return effects + showRunPopup(end, now: now)
+    }
+
+    /// A run's result popup, kept for its buttons.
+    mutating func showRunPopup(_ end: RunEnd, now: Instant) -> [EngineEffect] {
         runPopups[end.id] = end
         if runPopups.count > Self.maximumRunPopups, let oldest = runPopups.values.min(by: { ($0.ended ?? .epoch) < ($1.ended ?? .epoch) }) {
             runPopups[oldest.id] = nil
         }
-        effects.append(.show(renderRunEnd(end, now: now)))
-        return effects
+        return [.show(renderRunEnd(end, now: now))]
     }
 
     static let maximumRunPopups = 256
@@ -223,7 +233,7 @@ extension Engine {
         let body = TextSafety.stripControls(message.body.render(values)).trimmingSpaces
         var actions: [PopupAction] = []
         if case .notStarted = end.ending {} else if case .unknown = end.ending {} else { actions.append(.showOutput) }
-        actions.append(.runAgain)
+        if end.run > 0 { actions.append(.runAgain) }  // a run that was never marked has nothing to run again
         return NotificationRequest(jobID: PopupSubject.run(end.id).key, occurrence: end.occurrence, summary: summary, body: body,
                                    icon: end.succeeded ? "utilities-terminal" : "dialog-error", urgency: .normal,
                                    category: end.succeeded ? "x-herald.run" : "x-herald.run.failed", actions: actions + [.body],

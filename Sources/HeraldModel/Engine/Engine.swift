@@ -295,7 +295,12 @@ public struct Engine: Sendable {
         let result = body(&record)
         if !wakers.isEmpty && wakers.contains(id) { wakeDirty = true }
         if record.name == nil { record.gathered = false }  // left the spool: not waited for any more
-        if record.isEmpty { records.removeValue(forKey: id) } else { records[id] = record }
+        if record.isEmpty {
+            records.removeValue(forKey: id)
+            if !commandJobs.isEmpty { commandJobs.remove(id) }  // learnt again when it comes back
+        } else {
+            records[id] = record
+        }
         return result
     }
 

@@ -64,7 +64,7 @@ extension Job {
         if let idValue = o["id"] {
             let id = try string(idValue, "id")
             guard isValidID(id) else {
-                throw JobError("field 'id' is not a valid id", value: idValue.snippet(), detail: "use 1 to 64 of A-Z a-z 0-9 . _ -")
+                throw JobError("field 'id' is not a valid id", value: idValue.snippet(), detail: "use 1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.'")
             }
             job.id = id
         }

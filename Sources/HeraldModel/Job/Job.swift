@@ -107,10 +107,11 @@ public struct Job: Sendable, Equatable {
     }
     public static let maximumTags = 16
 
-    /// Whether `id` is a valid job id: `[A-Za-z0-9._-]{1,64}`.
+    /// Whether `id` is a valid job id: `[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}`. Not starting with
+    /// `.`: its file in new/ would be hidden, and heraldd leaves hidden names there alone.
     public static func isValidID(_ id: String) -> Bool {
         let u = id.utf8
-        guard (1...64).contains(u.count) else { return false }
+        guard (1...64).contains(u.count), u.first != UInt8(ascii: ".") else { return false }
         return u.allSatisfy(isIDByte)
     }
 
