@@ -32,6 +32,20 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// Plays sounds the server does not, off the GLib thread.
     private let sounds: SoundPlayer
     private let actionHandler = ActionHandlerBox()
+    /// Shows handed to the GLib thread and not yet answered (any thread).
+    private let queuedShows = Atomic<Int>(0)
+    /// Answers held back while a burst keeps the GLib thread busy: they go to the caller
+    /// together, so the engine wakes once per few popups rather than once per popup, while the
+    /// shows still queued keep the server busy (BENCHMARKS.md, "Ratios to the floor"). Given
+    /// under the lock, so that their order holds whichever thread gives them.
+    private let heldAnswers = Mutex<[(@Sendable (Result<Void, NotifierError>) -> Void, Result<Void, NotifierError>)]>([])
+    /// Gives held answers after `holdAtMost` ms, should the GLib thread be kept waiting by a
+    /// server that is slow to answer the show after them.
+    private let answerTimer = DispatchQueue(label: "herald.answers", qos: .userInitiated)
+    static let holdAtMost = 20
+    /// Answers are held while at least this many shows are still queued behind them: half the
+    /// outbox's window, so the engine hands out the next half while the first is being shown.
+    static let holdAnswersWhileQueued = Outbox.Policy().window / 2
     private let busHandlers = BusHandlersBox()
     private let serverHandlers = ServerHandlersBox()
     /// logind on the system bus, for inhibitor locks and sleep signals (GLib thread only).
@@ -67,7 +81,10 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     public func show(_ request: NotificationRequest, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
         let queuedAt = DispatchTime.now().uptimeNanoseconds
         checkIcon(request) { [self] request in
-            glib.run { [self] in showQueued(request, queuedAt: queuedAt, completion: completion) }
+            queuedShows.add(1, ordering: .relaxed)
+            glib.run { [self] in
+                showQueued(request, queuedAt: queuedAt) { [self] result in answer(result, completion) }
+            }
         }
     }
 
@@ -124,6 +141,31 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         completion(result)
     }
 
+    /// Gives a show's answer now, or holds it while enough shows are queued behind it. A
+    /// failure, and every other report, first gives what is held: reports keep their order.
+    private func answer(_ result: Result<Void, NotifierError>, _ completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
+        let left = queuedShows.subtract(1, ordering: .relaxed).newValue
+        var holding = false
+        if case .success = result { holding = left >= Self.holdAnswersWhileQueued }
+        let startedHolding = heldAnswers.withLock { held in
+            held.append((completion, result))
+            if !holding { Self.give(&held) }
+            return holding && held.count == 1
+        }
+        guard startedHolding else { return }
+        // monotonic: a bound on how long an answer waits, not a user's time
+        answerTimer.asyncAfter(deadline: .now() + .milliseconds(Self.holdAtMost)) { [weak self] in self?.giveHeldAnswers() }
+    }
+
+    private func giveHeldAnswers() {
+        heldAnswers.withLock { Self.give(&$0) }
+    }
+
+    private static func give(_ held: inout [(@Sendable (Result<Void, NotifierError>) -> Void, Result<Void, NotifierError>)]) {
+        for (completion, result) in held { completion(result) }
+        held.removeAll(keepingCapacity: true)
+    }
+
     /// What makes two popups "the same" to a server that refuses repeats: app, summary, body.
     static func sameness(_ request: NotificationRequest) -> String { request.summary + "\u{0}" + request.body }
 
@@ -171,6 +213,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         let sourceChanged = described.doNotDisturb != traits?.doNotDisturb || (quietWatcher == nil) != (described.doNotDisturb == nil)
         traits = described
         guard serverHandlers.isSet else { return }
+        giveHeldAnswers()
         serverHandlers.described(described)
         guard sourceChanged else { return }
         if let source = described.doNotDisturb {
@@ -185,6 +228,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// The server left: what it was, and its do-not-disturb, are no longer known.
     private func forgetServer() {
         traits = nil
+        giveHeldAnswers()
         if quietWatcher != nil { serverHandlers.quiet(nil, "") }
         quietWatcher = nil
     }
@@ -226,6 +270,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
                 notifier.busHandlers.serverGone()
             }
             if !new.isEmpty {
+                notifier.giveHeldAnswers()
                 notifier.busHandlers.serverAppeared()
                 if notifier.serverHandlers.isSet { notifier.describeServer() }
             }
@@ -233,6 +278,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         _ = herald_connection_on_closed(connection, { _, _, error, data in
             let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
             let why = error.map { String(cString: $0.pointee.message) } ?? "the bus went away"
+            notifier.giveHeldAnswers()
             notifier.busHandlers.busLost(why)
         }, me)
     }
@@ -328,6 +374,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             // that one: it is let go, so the id's signals reach only the newest popup.
             let id = Int32(herald_notification_id(notification))
             if let other = popups.of(serverID: id), other !== popup {
+                giveHeldAnswers()
                 actionHandler.call(.closed(jobID: other.jobID, occurrence: other.occurrence, .forRoom))
                 popups.remove(other)
             }
@@ -378,6 +425,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         popup.close()
         logger.debug("Notification button pressed", metadata: ["job.id": "\(target.jobID)", "action": "\(key)"])
         guard let action = PopupAction(key: key) else { return }
+        giveHeldAnswers()
         actionHandler.call(.action(NotificationAction(jobID: target.jobID, occurrence: target.occurrence, action: action)))
     }
 
@@ -400,6 +448,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         popups.remove(popup)
         let held = PopupHandle(popup: popup)
         glib.run { _ = held }
+        giveHeldAnswers()
         actionHandler.call(.closed(jobID: popup.jobID, occurrence: popup.occurrence, reason))
     }
 

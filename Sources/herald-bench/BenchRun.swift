@@ -228,7 +228,7 @@ final class BenchRun {
                               met: judged ? lateness.p99 <= 2000 && lateness.max <= 20_000 && lateness.negative == 0 : nil))
         let burstRatio = fired.burst / max(fired.floorBurst, 1)
         figures.append(Figure(name: "burst", how: "\(Format.count(plan.burst)) jobs due at one instant: due → last received; "
-                                + "floor: notify-floor's \(Format.count(plan.burst)) synchronous libnotify calls to the same server, right after",
+                                + "floor: notify-floor's \(Format.count(plan.burst)) synchronous libnotify calls (the Notify call heraldd makes for a reminder: its buttons and hints) to the same server, right after",
                               result: Format.ms(fired.burst) + " (first \(Format.ms(fired.firstOfBurst))) · floor \(Format.ms(fired.floorBurst)) → "
                                 + burstRatio.ratioText,
                               target: "≤ 1.2× floor", met: judged ? burstRatio <= 1.2 : nil))

@@ -159,6 +159,26 @@ final class Daemon: @unchecked Sendable {
         queue.async { [self] in send(event) }
     }
 
+    /// The notifier's answers waiting for the queue: a burst's answers come a few at a time
+    /// and are handled as one step, their spool work one block (BENCHMARKS.md, "Ratios to the floor").
+    private let answers = Mutex<[EngineEvent]>([])
+
+    /// `post` for the notifier's answers (any thread).
+    private func answered(_ event: EngineEvent) {
+        let first = answers.withLock { waiting in
+            waiting.append(event)
+            return waiting.count == 1
+        }
+        guard first else { return }
+        queue.async { [self] in
+            let events = answers.withLock { waiting in
+                defer { waiting = [] }
+                return waiting
+            }
+            apply(events.flatMap { engine.handle($0, now: clock.now) })
+        }
+    }
+
     private func startOnQueue() throws {
         let timer = DispatchSource.makeTimerSource(flags: [], queue: queue)
         timer.setEventHandler { [unowned self] in send(.timerFired) }
@@ -290,34 +310,35 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// Carries out the engine's effects, then refreshes status.json and systemd's status line.
+    /// The spool's part goes to the spool queue as one block, in order, and what it finds comes
+    /// back as one step: a burst's records and reads wake each queue once per step, not per popup.
     private func apply(_ effects: [EngineEffect]) {
+        var spoolWork: [@Sendable () -> EngineEvent?] = []
         for effect in effects {
             switch effect {
             case .show(let request):
-                notifier.show(request) { [weak self] result in self?.post(.shown(jobID: request.jobID, result)) }
+                notifier.show(request) { [weak self] result in self?.answered(.shown(jobID: request.jobID, result)) }
             case .load(let request):
                 let zone = engine.localZone
-                spoolQueue.async { [self] in post(worker.load(request, localZone: zone)) }
+                spoolWork.append { [self] in worker.load(request, localZone: zone) }
             case .spool(let operation):
-                spoolQueue.async { [self] in
-                    if let failure = worker.carryOut(operation, now: clock.now) {
-                        if let id = operation.jobID, spoolFailures.count < 1024 { spoolFailures.insert(id) }
-                        post(failure)
-                    }
+                spoolWork.append { [self] in
+                    guard let failure = worker.carryOut(operation, now: clock.now) else { return nil }
+                    if let id = operation.jobID, spoolFailures.count < 1024 { spoolFailures.insert(id) }
+                    return failure
                 }
             case .reply(let ticket, let answer):
                 guard let (id, reply) = replies.removeValue(forKey: ticket) else { break }
                 // The spool queue is serial: the request's renames and lines are done by now.
-                spoolQueue.async { [self] in
-                    if spoolFailures.remove(id) != nil {
-                        return reply(.refused(ClientRefusal(.failed, "heraldd could not change the spool (see its log)")))
-                    }
-                    reply(answer)
+                spoolWork.append { [self] in
+                    reply(spoolFailures.remove(id) != nil ? .refused(ClientRefusal(.failed, "heraldd could not change the spool (see its log)")) : answer)
+                    return nil
                 }
             case .listJobs:
-                spoolQueue.async { [self] in
-                    do { post(.jobsListed(try worker.listJobs().jobs)) } catch {
+                spoolWork.append { [self] in
+                    do { return .jobsListed(try worker.listJobs().jobs) } catch {
                         logger.error("Cannot list jobs/", metadata: ["error": "\(error)"])
+                        return nil
                     }
                 }
             case .readIntake(let request):
@@ -350,6 +371,14 @@ final class Daemon: @unchecked Sendable {
                 commands.start(start, maxOutput: engine.config.commands.maxOutput)
             case .runAgain(let id, let run, let at):
                 commands.runAgain(id: id, run: run, at: at)
+            }
+        }
+        if !spoolWork.isEmpty {
+            let work = spoolWork
+            spoolQueue.async { [self] in
+                let found = work.compactMap { $0() }
+                guard !found.isEmpty else { return }
+                queue.async { [self] in apply(found.flatMap { engine.handle($0, now: clock.now) }) }
             }
         }
         writeStatus()

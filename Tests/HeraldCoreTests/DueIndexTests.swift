@@ -192,15 +192,17 @@ struct OutboxTests {
     let now = Instant(seconds: 5_000)
     func item(_ id: String) -> Outbox.Item { .init(.job(id), due: now) }
 
-    /// By default four are handed to the notifier (which sends them one at a time): the next
-    /// is ready when a reply comes. The window is the most a crash can repeat.
-    @Test func handsOutFourByDefault() {
+    /// By default a window of 32 is handed to the notifier (which sends them one at a time):
+    /// the next are ready when a reply comes. The window is the most a crash can repeat.
+    @Test func handsOutTheWindowByDefault() {
         var o = Outbox()
-        let items = (0..<6).map { item("j\($0)") }
-        #expect(o.enqueue(items) == items.prefix(4).map { .show($0) })
-        #expect(o.shown(.job("j0")) == [.show(items[4])])
-        #expect(o.shown(.job("j2")) == [.show(items[5])])
-        #expect(o.pendingCount == 4)
+        let window = Outbox.Policy().window
+        #expect(window == 32)
+        let items = (0..<(window + 2)).map { item("j\($0)") }
+        #expect(o.enqueue(items) == items.prefix(window).map { .show($0) })
+        #expect(o.shown(.job("j0")) == [.show(items[window])])
+        #expect(o.shown(.job("j2")) == [.show(items[window + 1])])
+        #expect(o.pendingCount == window)
     }
 
     /// The summary goes out alone: after everything handed out before it is answered, and

@@ -326,7 +326,7 @@ struct EngineStateMachineTests {
         let window = Outbox.Policy().window
         func isShow(_ effect: EngineEffect, of id: String) -> Bool { if case .show(let n) = effect { n.jobID == id } else { false } }
         func isFireLoad(_ effect: EngineEffect) -> Bool { if case .load(let r) = effect, case .fire = r.purpose { true } else { false } }
-        let started = e.handle(.started(jobs: (0..<40).map { name("j\($0)", t0) }, strays: []), now: t0)
+        let started = e.handle(.started(jobs: (0..<(window + Engine.readAheadDepth + 8)).map { name("j\($0)", t0) }, strays: []), now: t0)
         let loads = started.compactMap { effect -> LoadRequest? in if case .load(let r) = effect { r } else { nil } }
         let fires = loads.filter { if case .fire = $0.purpose { true } else { false } }
         let ahead = loads.filter { if case .readAhead = $0.purpose { true } else { false } }

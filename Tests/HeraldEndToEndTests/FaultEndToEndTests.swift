@@ -180,6 +180,28 @@ struct FaultEndToEndTests {
         #expect(try server.waitForNotifications(3, timeout: 30).map(\.summary) == ["First", "Second", "Marker"])
     }
 
+    /// A burst's answers are held back while many popups are queued behind them, and given to
+    /// the engine together (BENCHMARKS.md, "Ratios to the floor"), but never for longer than
+    /// a moment: with the server stuck on a later popup, every popup it answered is recorded,
+    /// not kept waiting behind the stuck one. Then the rest go out, each once.
+    @Test func aBurstsAnsweredPopupsAreRecordedWhileTheServerIsStuckOnALaterOne() throws {
+        let scene = try Scene()
+        let server = try #require(scene.server)
+        try scene.writeConfig("popups:\n  summaryAfter: 10000\n")
+        try scene.startDaemon()
+        let count = 60, stuck = 24
+        try server.control("stall", String(stuck), "15")
+        let at = iso(Date().addingTimeInterval(2))
+        let lines = (0..<count).map { "{\"version\":1,\"kind\":\"reminder\",\"id\":\"b\($0)\",\"at\":\"\(at)\",\"text\":\"burst \($0)\"}" }
+        #expect(try scene.herald("import", "-", stdin: lines.joined(separator: "\n")).status == 0)
+        // While the server holds popup 24 (15 s), the 23 it answered are all in done/.
+        #expect(waitUntil(timeout: 8) { scene.files("done").count >= stuck - 1 }, "done: \(scene.files("done").count)")
+        #expect(scene.files("done").count < count)
+        #expect(waitUntil(timeout: 40) { scene.files("done").count == count })
+        let shown = try server.waitForNotifications(count, timeout: 10).map(\.summary)
+        #expect(shown.count == count && Set(shown).count == count, "\(shown.count) shown, \(Set(shown).count) distinct")
+    }
+
     /// Left frozen, the server makes libnotify give up after its 25 s timeout; status says so.
     @Test func aServerThatNeverAnswersIsReportedAndRetried() throws {
         let scene = try Scene()

@@ -18,13 +18,27 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Nothing to do on a click: the floor only needs libnotify to carry the buttons, as heraldd's do. */
+static void pressed(NotifyNotification *n, char *action, gpointer data) { (void)n; (void)action; (void)data; }
+
+/* The same Notify call heraldd makes for a reminder (its buttons, hints and app name, an empty
+ * body), so that the server and the bus do the same work for both. The object is kept, as a
+ * client that hears its buttons must keep it. */
 static void show(const char *prefix, long k) {
+    static const char *buttons[][2] = {
+        {"done", "Done"}, {"snooze", "Snooze"}, {"snooze-300", "5 min"}, {"snooze-3600", "1 h"}, {"default", "Acknowledge"},
+    };
     char summary[64];
     snprintf(summary, sizeof summary, "%s-%ld", prefix, k);
-    NotifyNotification *n = notify_notification_new(summary, "floor", NULL);
+    NotifyNotification *n = notify_notification_new(summary, "", NULL);
+    for (size_t b = 0; b < sizeof buttons / sizeof buttons[0]; b++)
+        notify_notification_add_action(n, buttons[b][0], buttons[b][1], pressed, NULL, NULL);
+    notify_notification_set_app_name(n, "Herald");
+    notify_notification_set_urgency(n, NOTIFY_URGENCY_NORMAL);
+    notify_notification_set_category(n, "x-herald.reminder");
+    notify_notification_set_hint(n, "desktop-entry", g_variant_new_string("herald"));
     GError *error = NULL;
     if (!notify_notification_show(n, &error)) { fprintf(stderr, "notify-floor: %s\n", error->message); exit(1); }
-    g_object_unref(n);
 }
 
 int main(int argc, char **argv) {

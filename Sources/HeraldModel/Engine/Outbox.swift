@@ -1,10 +1,11 @@
 /// The queue between "due" and "shown": which due jobs go to the notifier now, and when to
 /// try again after the notification server failed. A pure state machine; time is passed in.
 ///
-/// While healthy, up to `window` notifications are handed to the notifier at once (four by
+/// While healthy, up to `window` notifications are handed to the notifier at once (32 by
 /// default). The notifier still sends them one at a time, each waiting for the server's reply;
-/// the window only lets the next be ready when a reply comes, so a burst costs its round trips
-/// and not a hop to the engine and back between them (BENCHMARKS.md, "Ratios to the floor").
+/// the window lets the next be ready when a reply comes, and lets the notifier give a burst's
+/// answers back half a window at a time, so a burst costs its round trips and not a hop to the
+/// engine and back between them (BENCHMARKS.md, "Ratios to the floor").
 /// A crash can repeat the popups whose records had not landed: at most the window's. The first failure blocks
 /// the queue: everything waits (in due order) and one probe is sent after a backoff that
 /// doubles from `initialBackoff` up to `maxBackoff`. A successful probe, or the server
@@ -27,7 +28,7 @@ public struct Outbox: Sendable {
     public struct Policy: Sendable {
         public var initialBackoff: Span = .seconds(1)
         public var maxBackoff: Span = .seconds(30)
-        public var window = 4
+        public var window = 32
         public init() {}
     }
 

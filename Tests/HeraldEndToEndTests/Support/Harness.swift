@@ -154,8 +154,8 @@ final class NotificationServer {
     }
 
     /// Runs a mockctl command against the server.
-    func control(_ command: String) throws {
-        let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", command], environment: environment)
+    func control(_ command: String, _ arguments: String...) throws {
+        let r = try runCommand("/usr/bin/python3", [Binaries.supportDirectory + "/mockctl.py", command] + arguments, environment: environment)
         guard r.status == 0 else { throw SetupError("mockctl \(command) failed: \(r.stderr)") }
     }
 
