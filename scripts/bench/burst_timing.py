@@ -5,7 +5,9 @@ last Notify received and the CPU heraldd, the server and the bus used over the b
 usage: burst_timing.py BIN_DIR N [SERVER [FLOOR]]   (SERVER: the built burst-server, default /tmp/burst-server;
 FLOOR: the built notify-floor.c, default /tmp/notify-floor, run against the same server right after: the
 ratio of heraldd's burst to N synchronous libnotify calls)
-WRAP="perf record -g -o FILE" runs heraldd under another tool; PERF=FILE records heraldd with perf over
+QUEUED=N first files N reminders due a day later (as make bench's 100,000 queued jobs); the gaps
+between consecutive arrivals are printed for heraldd and the floor (a burst slowed throughout, or
+in bubbles). WRAP="perf record -g -o FILE" runs heraldd under another tool; PERF=FILE records heraldd with perf over
 the burst alone (from 0.5 s before it is due until the last popup)."""
 import os, sys, subprocess, time, datetime, shutil, tempfile
 bindir, n = sys.argv[1], int(sys.argv[2])
@@ -22,6 +24,15 @@ srv.stdout.readline()
 spool = base + '/spool'
 d = subprocess.Popen(os.environ.get('WRAP', '').split() + [bindir + '/heraldd', '--spool', spool], env=env,
                      stdout=subprocess.DEVNULL, stderr=open(base + '/heraldd.log', 'w'))
+queued = int(os.environ.get('QUEUED', '0'))
+if queued:
+    later = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)).strftime('%Y-%m-%dT%H:%M:%S.%fZ')
+    with open(base + '/queued.jsonl', 'w') as f:
+        for k in range(queued): f.write('{"version":1,"kind":"reminder","id":"q%d","at":"%s","text":"q-%d"}\n' % (k, later, k))
+    subprocess.run([bindir + '/herald', 'import', base + '/queued.jsonl', '--spool', spool], check=True, env=env, stdout=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not os.path.isdir(spool + '/jobs') or len(os.listdir(spool + '/jobs')) < queued): time.sleep(0.2)
+    os.sync()
 due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=4)
 with open(base + '/burst.jsonl', 'w') as f:
     for k in range(n):
@@ -60,5 +71,10 @@ deadline = time.time() + 60
 while time.time() < deadline and sum(1 for line in open(base + '/arrivals') if ' Z-' in line) < n: time.sleep(0.05)
 floor_last = max(int(line.split()[0]) for line in open(base + '/arrivals') if ' Z-' in line)
 print('floor (notify-floor, same server): %.1f ms; ratio %.2f' % ((floor_last - start_ns) / 1e6, (max(times) - due_ns) / (floor_last - start_ns)))
+def gaps(arrivals):  # µs between consecutive arrivals: p50, p90, p99, max, and the sum of those over 0.5 ms
+    g = sorted((b - a) / 1e3 for a, b in zip(arrivals, arrivals[1:]))
+    return 'p50 %.0f · p90 %.0f · p99 %.0f · max %.0f µs; gaps over 0.5 ms add up to %.0f ms' % (
+        g[len(g) // 2], g[int(len(g) * .9)], g[int(len(g) * .99)], g[-1], sum(x for x in g if x > 500) / 1e3)
+print('gaps between arrivals: heraldd %s; floor %s' % (gaps(sorted(times)), gaps(sorted(int(line.split()[0]) for line in open(base + '/arrivals') if ' Z-' in line))))
 for p in (d, srv, bus): p.terminate(); p.wait()
 shutil.rmtree(base)
