@@ -157,10 +157,12 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         answerTimer.asyncAfter(deadline: .now() + .milliseconds(Self.holdAtMost)) { [weak self] in self?.giveHeldAnswers() }
     }
 
-    private func giveHeldAnswers() {
+    public func giveHeldAnswers() {
         heldAnswers.withLock { Self.give(&$0) }
     }
 
+    /// The completions run under the lock (so that answers keep their order whichever thread
+    /// gives them): a completion must only hand the answer on, never call back into the notifier.
     private static func give(_ held: inout [(@Sendable (Result<Void, NotifierError>) -> Void, Result<Void, NotifierError>)]) {
         for (completion, result) in held { completion(result) }
         held.removeAll(keepingCapacity: true)
@@ -219,7 +221,10 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         if let source = described.doNotDisturb {
             let label = described.label
             let handlers = serverHandlers
-            quietWatcher = DesktopQuietWatcher(source: source) { on in handlers.quiet(on, "\(label): \(source.rawValue)") }
+            quietWatcher = DesktopQuietWatcher(source: source) { [weak self] on in
+                self?.giveHeldAnswers()
+                handlers.quiet(on, "\(label): \(source.rawValue)")
+            }
         } else {
             quietWatcher = nil
         }
@@ -285,7 +290,12 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
 
     /// Reports logind's PrepareForSleep (true: going to sleep; false: resumed), on the GLib thread.
     public func onSleep(_ report: @escaping @Sendable (Bool) -> Void) {
-        glib.run { [self] in logind?.watchSleep(report) }
+        glib.run { [self] in
+            logind?.watchSleep { [weak self] sleeping in
+                self?.giveHeldAnswers()  // reports keep their order
+                report(sleeping)
+            }
+        }
     }
 
     /// Button presses and closings are reported here, on the GLib thread.

@@ -364,10 +364,14 @@ int main(int argc, char **argv) {
     }
     /* On heraldd's descriptor this only confirms the lock it took (a flock belongs to the open
      * file, which the runner shares); on the runner's own it takes the lock or finds it taken. */
-    while (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    /* A look at the lock (herald list, heraldd's isLive) holds it shared for an instant: a lock
+     * found busy is tried again for up to 200 ms before it counts as another runner's. */
+    for (int tries = 0; flock(lock_fd, LOCK_EX | LOCK_NB) != 0;) {
         if (errno == EINTR) continue;
-        if (errno == EWOULDBLOCK) fail(3, "run %s in %s is already another runner's", n, rundir);
-        fail(1, "cannot lock %s: %s", lock_path, strerror(errno));
+        if (errno != EWOULDBLOCK) fail(1, "cannot lock %s: %s", lock_path, strerror(errno));
+        if (++tries > 200) fail(3, "run %s in %s is already another runner's", n, rundir);
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
     }
     have_lock = 1;
     /* Detaching after the lock: when heraldd reaps the parent, the lock is already held. */

@@ -145,8 +145,12 @@ final class CommandRunner: @unchecked Sendable {
                     let status = try ChildProcess.Command(systemdRun, arguments, environment: childEnvironment(), input: .null).start().wait()
                     if status != .exited(0) {
                         logger.notice("systemd-run ended the unit with a failure", metadata: ["job.id": "\(id)", "status": "\(status)"])
-                        // A unit that never ran the runner: the run could not start, and never will.
-                        files.claimUnstarted(id, run, reason: "systemd-run failed (\(status))", unknown: false)
+                    }
+                    // systemd-run said no (the unit never ran the runner): the run could not start,
+                    // and never will. Not when it was signalled: heraldd is stopping, and the unit,
+                    // which outlives it, may yet run.
+                    if case .exited(let code) = status, code != 0 {
+                        files.claimUnstarted(id, run, reason: "systemd-run failed (exit \(code))", unknown: false)
                     }
                 } catch {
                     logger.error("Cannot start systemd-run", metadata: ["job.id": "\(id)", "error": "\(error.reason)"])
@@ -161,9 +165,19 @@ final class CommandRunner: @unchecked Sendable {
         // Locked before the spawn and handed over as descriptor 3: the run is never unlocked
         // while its runner lives, so the waiter below (and a later heraldd) cannot mistake it.
         let lockPath = files.path(id, run, "lock")
-        guard let lock = Descriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600), flock(lock.raw, LOCK_EX | LOCK_NB) == 0 else {
+        guard let lock = Descriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600) else {
+            let reason = String(cString: strerror(errno))
             files.withdraw(id, run)
-            return refuse("cannot lock \(lockPath): \(String(cString: strerror(errno)))")
+            return refuse("cannot open \(lockPath): \(reason)")
+        }
+        switch RunFiles.lockExclusively(lock.raw) {
+        case .held: break
+        case .busy:
+            files.withdraw(id, run)
+            return refuse("cannot lock \(lockPath): another process holds it")
+        case .failed(let code):
+            files.withdraw(id, run)
+            return refuse("cannot lock \(lockPath): \(String(cString: strerror(code)))")
         }
         do throws(SpawnError) {
             let child = try ChildProcess.Command(program, ["--lock-fd", "3", "--detach", files.directory(id), String(run)],
@@ -233,8 +247,12 @@ final class CommandRunner: @unchecked Sendable {
                 for run in runs where !FileSystem.exists(files.path(id, run, "ended")) && !watched.contains(id + "/" + String(run)) {
                     // One marked but never started is claimed first, so that a runner still on
                     // its way (a systemd unit not yet started) finds it taken and never runs it.
-                    if !files.isLive(id, run) {
-                        files.claimUnstarted(id, run, reason: "heraldd stopped between marking it started and starting it", unknown: true)
+                    if !files.isLive(id, run),
+                       case .failed(let why) = files.claimUnstarted(id, run, reason: "heraldd stopped between marking it started and starting it", unknown: true) {
+                        // Reported only once it is sure no runner will start it: the next start looks again.
+                        logger.error("Cannot settle a command from before this start; it is looked at again at the next start",
+                                     metadata: ["job.id": "\(id)", "run": "\(run)", "error": "\(why)"])
+                        continue
                     }
                     if files.isLive(id, run) {
                         waiting += 1

@@ -163,6 +163,17 @@ final class Daemon: @unchecked Sendable {
     /// and are handled as one step, their spool work one block (BENCHMARKS.md, "Ratios to the floor").
     private let answers = Mutex<[EngineEvent]>([])
 
+    /// Takes what the notifier holds and what waits in `answers` now, as heraldd stops
+    /// (queue only): the spool work it makes is queued before the caller's `spoolQueue.sync`.
+    private func recordAnswers() {
+        notifier.giveHeldAnswers()
+        let events = answers.withLock { waiting in
+            defer { waiting = [] }
+            return waiting
+        }
+        if !events.isEmpty { apply(events.flatMap { engine.handle($0, now: clock.now) }) }
+    }
+
     /// `post` for the notifier's answers (any thread).
     private func answered(_ event: EngineEvent) {
         let first = answers.withLock { waiting in
@@ -199,12 +210,17 @@ final class Daemon: @unchecked Sendable {
                 self?.logger.notice("A notification server took the name on the bus")
                 self?.post(.serverAppeared)
             }, busLost: { [weak self] why in
-                // Everything is on disk; systemd (Restart=on-failure) starts us again.
-                self?.logger.critical("Lost the session bus; exiting so that heraldd is restarted", metadata: ["error": "\(why)"])
-                self?.spoolQueue.sync {}
-                self?.systemd.send("STOPPING=1")
-                LogWriter.flush()
-                exit(69)
+                // Everything is on disk; systemd (Restart=on-failure) starts us again. On the
+                // scheduler's queue, so that the answers given just before are recorded first.
+                guard let self else { return }
+                logger.critical("Lost the session bus; exiting so that heraldd is restarted", metadata: ["error": "\(why)"])
+                queue.async { [self] in
+                    recordAnswers()
+                    spoolQueue.sync {}
+                    systemd.send("STOPPING=1")
+                    LogWriter.flush()
+                    exit(69)
+                }
             })
         }
         if let libnotify = notifier as? LibNotifyNotifier {
@@ -483,8 +499,10 @@ final class Daemon: @unchecked Sendable {
         calendars.cancel()
         clockWatcher?.cancel()
         zoneWatcher?.cancel()
-        // What was shown is recorded before heraldd goes; an intake in progress is simply
-        // taken up again at the next start (a clean stop is no strike against its file).
+        // What was shown is recorded before heraldd goes (a burst's held answers too); an intake
+        // in progress is simply taken up again at the next start (a clean stop is no strike
+        // against its file).
+        recordAnswers()
         spoolQueue.sync {}
         for note in WorkClaim.intakeNotes { WorkClaim.clear(spool: settings.spool, name: note) }
         do {

@@ -52,7 +52,11 @@ struct SpoolTests {
         func reference(_ name: String) -> JobFileName? {
             guard name.hasSuffix(".json") else { return nil }
             let parts = name.dropLast(5).split(separator: "@", omittingEmptySubsequences: false)
-            guard parts.count == 2 || parts.count == 3, Job.isValidID(String(parts[0])), let occ = Int64(parts[1]) else { return nil }
+            // A file name's id is any 1 to 64 id bytes: a job written before ids lost their
+            // leading dot still loads (Job.isValidID is for new ids).
+            let idBytes = parts[0].utf8
+            guard parts.count == 2 || parts.count == 3, (1...64).contains(idBytes.count), idBytes.allSatisfy(Job.isIDByte),
+                  let occ = Int64(parts[1]) else { return nil }
             var snoozed: Instant?
             if parts.count == 3 {
                 guard let s = Int64(parts[2]) else { return nil }

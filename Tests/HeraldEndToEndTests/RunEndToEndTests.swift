@@ -190,6 +190,38 @@ struct RunEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: counter))
     }
 
+    /// `herald list` and heraldd look at a run's lock by taking it shared for an instant: a
+    /// runner that finds it so tries again (for up to 200 ms) instead of giving the run up, and
+    /// one that finds it held all that time gives up without running anything.
+    @Test func aLookAtARunsLockNeverCostsTheRun() throws {
+        let scene = try Scene()
+        let files = runs(scene, "look")
+        let counter = scene.directory + "/ran"
+        for run in 1...2 {
+            try files.writeSpec(RunFiles.Spec(occurrence: .epoch, title: "look", notify: .never, timeout: nil, maxOutput: 1024, directory: "/", umask: 0o022,
+                                              arguments: ["/bin/sh", "-c", "echo \(run) >> \(counter)"], environment: ["PATH=/usr/bin:/bin"]),
+                                id: "look", run: run)
+        }
+        let look = try #require(Descriptor.open(files.path("look", 1, "lock"), O_RDWR | O_CREAT, mode: 0o600))
+        #expect(flock(look.raw, LOCK_SH | LOCK_NB) == 0)
+        let runner = try Spawned.start(Binaries.directory + "/herald-runner", [files.directory("look"), "1"], environment: ["PATH": "/usr/bin:/bin"],
+                                       outputPath: scene.directory + "/runner.out")
+        // Let go once the runner is seen waiting to try again.
+        #expect(waitUntil(timeout: 5) { (try? String(contentsOfFile: "/proc/\(runner.pid)/wchan", encoding: .utf8)) == "hrtimer_nanosleep" })
+        look.close()
+        #expect(runner.wait() == 0)
+        #expect(files.result("look", 1)?.exitStatus == 0)
+        // Held throughout (a runner of its own would hold it): run 2 is not run, and says why.
+        let held = try #require(Descriptor.open(files.path("look", 2, "lock"), O_RDWR | O_CREAT, mode: 0o600))
+        #expect(flock(held.raw, LOCK_EX | LOCK_NB) == 0)
+        let second = try Spawned.start(Binaries.directory + "/herald-runner", [files.directory("look"), "2"], environment: ["PATH": "/usr/bin:/bin"],
+                                       outputPath: scene.directory + "/runner2.out")
+        #expect(second.wait() == 3)
+        withExtendedLifetime(held) {}
+        #expect(try String(contentsOfFile: counter, encoding: .utf8) == "1\n")
+        #expect(try String(contentsOfFile: scene.directory + "/runner2.out", encoding: .utf8).contains("already another runner's"))
+    }
+
     /// A job id that starts with "." is refused, for every kind: its file in new/ would be
     /// hidden, and heraldd leaves hidden names there alone (the job would never be taken in),
     /// and "." and ".." would make runs/ itself, or the spool, a run's folder.

@@ -122,8 +122,11 @@ public struct RunFiles: Sendable {
     /// from here on the occurrence counts as started.
     public func writeSpec(_ spec: Spec, id: String, run: Int) throws(FileSystemError) {
         if !FileSystem.exists(directory(id)) {
+            let firstRun = !FileSystem.exists(root)
             try FileSystem.makeDirectory(directory(id))
-            try FileSystem.syncDirectoryOf(directory(id))  // the new folder's name is durable too
+            // The new folders' names are durable too: the job's in runs/, and runs/ in the spool.
+            try FileSystem.syncDirectoryOf(directory(id))
+            if firstRun { try FileSystem.syncDirectoryOf(root) }
         }
         let p = path(id, run, "spec")
         guard let file = Descriptor.open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600) else { throw FileSystem.fail("create", p) }
@@ -172,24 +175,58 @@ public struct RunFiles: Sendable {
         return Instant(microseconds: o)
     }
 
+    public enum Claim: Equatable, Sendable {
+        /// Its result now says why it never ran; no runner will run it.
+        case claimed
+        /// A runner holds it, or it started: its end is its runner's to write.
+        case taken
+        /// Its files could not be used: nothing can be told yet (left for a later look).
+        case failed(String)
+    }
+
     /// Makes sure a run that no runner started never starts: takes its lock (a runner that
     /// comes later finds it taken, or finds the result) and, if nothing shows that it started,
-    /// writes its result saying why. False when a runner holds the lock or it has started.
+    /// writes its result saying why.
     @discardableResult
-    public func claimUnstarted(_ id: String, _ run: Int, reason: String, unknown: Bool) -> Bool {
-        guard let lock = Descriptor.open(path(id, run, "lock"), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600) else { return false }
+    public func claimUnstarted(_ id: String, _ run: Int, reason: String, unknown: Bool) -> Claim {
+        let lockPath = path(id, run, "lock")
+        guard let lock = Descriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600) else {
+            return .failed("cannot open \(lockPath): \(String(cString: strerror(errno)))")
+        }
         return withExtendedLifetime(lock) {  // the lock is held until the result is written
-            guard flock(lock.raw, LOCK_EX | LOCK_NB) == 0 else { return false }
-            guard !FileSystem.exists(path(id, run, "running")), !FileSystem.exists(path(id, run, "result")) else { return false }
+            switch Self.lockExclusively(lock.raw) {
+            case .held: break
+            case .busy: return .taken
+            case .failed(let code): return .failed("cannot lock \(lockPath): \(String(cString: strerror(code)))")
+            }
+            guard !FileSystem.exists(path(id, run, "running")), !FileSystem.exists(path(id, run, "result")) else { return .taken }
             let line = TextSafety.stripControls(reason, keepNewlines: false)
             let text = "exit=\nsignal=0\nstart=0\nend=0\nbytes=0\ncut=0\ntimedout=0\ncancelled=0\nerror=\(line)\nunknown=\(unknown ? 1 : 0)\n"
             do throws(FileSystemError) {
                 try AtomicReplace.write(text.utf8, to: path(id, run, "result"), options: .spool())
             } catch {
-                return false
+                return .failed("\(error)")
             }
-            return true
+            return .claimed
         }
+    }
+
+    public enum Locking: Equatable, Sendable { case held, busy, failed(Int32) }
+
+    /// Takes a run's lock for good. `isLive` (and `herald list`) look at a lock by taking it
+    /// shared for an instant: a lock found busy is tried again for up to 200 ms, so such a
+    /// look never passes for a runner (a runner holds it for the whole run).
+    public static func lockExclusively(_ fd: Int32) -> Locking {
+        var tries = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK else { return .failed(code) }
+            tries += 1
+            if tries > 200 { return .busy }
+            usleep(1000)
+        }
+        return .held
     }
 
     // MARK: a live run

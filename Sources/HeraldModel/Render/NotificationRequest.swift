@@ -166,9 +166,12 @@ public protocol Notifier: Sendable {
     func close(jobID: String)
     /// Where button presses and closings go; notifiers without buttons never call it.
     func onEvent(_ handler: @escaping @Sendable (PopupEvent) -> Void)
+    /// Gives now the answers of shows the notifier holds back (a burst's), from any thread.
+    func giveHeldAnswers()
 }
 
 extension Notifier {
+    public func giveHeldAnswers() {}
     public func close(jobID: String) {}
     public func onEvent(_ handler: @escaping @Sendable (PopupEvent) -> Void) {}
 }
