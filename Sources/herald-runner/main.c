@@ -42,7 +42,7 @@
 #define ERROR_MAX 1000
 
 static const char *rundir;
-static char *spec_path, *lock_path, *running_path, *log_path, *result_path, *tmp_path, *ended_path;
+static char *spec_path, *lock_path, *running_path, *log_path, *result_path, *tmp_path, *ended_path, *cancel_path;
 static int have_lock, log_fd = -1, log_ok = 1;
 static uint64_t max_output, logged;
 /* Past its head, the output's last part is kept in a ring and written at the end, after the
@@ -330,7 +330,7 @@ int main(int argc, char **argv) {
     if (strlen(rundir) + 1 + digits + strlen(".result.tmp") >= PATH_MAX) fail(2, "RUNDIR is too long");
     spec_path = make_path(n, ".spec"), lock_path = make_path(n, ".lock"), running_path = make_path(n, ".running");
     log_path = make_path(n, ".log"), result_path = make_path(n, ".result"), tmp_path = make_path(n, ".result.tmp");
-    ended_path = make_path(n, ".ended");
+    ended_path = make_path(n, ".ended"), cancel_path = make_path(n, ".cancel");
 
     /* Descriptors 0-2 open (on /dev/null if they were closed): a pipe made below must not take
      * the number of stdout or stderr, which the child replaces with the output pipe. */
@@ -405,6 +405,16 @@ int main(int argc, char **argv) {
     int fd = open(running_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0 || write_all(fd, running, (size_t)length) != 0 || close(fd) != 0)
         fail(1, "cannot write %s: %s", running_path, strerror(errno));
+    /* Cancelled while heraldd was starting it (N.cancel, `herald cancel`): looked for only now
+     * that N.running is written, so a canceller that finds no N.running is sure to be seen. */
+    if (access(cancel_path, F_OK) == 0) {
+        static const char why[] = "cancelled before it started";
+        result.cancelled = 1;
+        set_error(why, sizeof why - 1);
+        result.end = now_us();
+        if (write_result() != 0) fail(1, "cannot write %s: %s", result_path, strerror(errno));
+        return 0;
+    }
     runner_pid = getpid();
     pid_t child = fork();
     if (child < 0) fail(1, "cannot start a process: %s", strerror(errno));

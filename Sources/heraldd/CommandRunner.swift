@@ -98,6 +98,15 @@ final class CommandRunner: @unchecked Sendable {
         }
     }
 
+    /// Ends run `run` of job `id` as a cancel does, started or not (`RunFiles.requestStop`).
+    func stop(id: String, run: Int) {
+        queue.async { [self] in
+            do throws(FileSystemError) { try files.requestStop(id, run) } catch {
+                logger.error("Cannot stop a cancelled command", metadata: ["job.id": "\(id)", "run": "\(run)", "error": "\(error)"])
+            }
+        }
+    }
+
     private func answer(_ start: RunStart, _ outcome: RunStartOutcome) {
         post(.runStarted(id: start.id, occurrence: start.occurrence, outcome))
     }

@@ -387,6 +387,8 @@ final class Daemon: @unchecked Sendable {
                 commands.start(start, maxOutput: engine.config.commands.maxOutput)
             case .runAgain(let id, let run, let at):
                 commands.runAgain(id: id, run: run, at: at)
+            case .stopRun(let id, let run):
+                commands.stop(id: id, run: run)
             }
         }
         if !spoolWork.isEmpty {

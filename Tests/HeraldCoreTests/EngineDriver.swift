@@ -41,6 +41,7 @@ final class EngineDriver {
     /// Commands the engine asked the runner to start, and Run agains (the runner is heraldd's).
     private(set) var runStarts: [RunStart] = []
     private(set) var runAgains: [(id: String, run: Int)] = []
+    private(set) var runStops: [(id: String, run: Int)] = []
 
     init(spool: Spool, config: HeraldConfig = HeraldConfig(), localZone: TimeZoneRules = .utc, clock: ManualClock,
          logger: Logger, notifier: RecordingNotifier = RecordingNotifier(), partSize: Int = 1_000) {
@@ -87,6 +88,7 @@ final class EngineDriver {
                 case .writeBack(let change): writtenBack.append(change)
                 case .startRun(let start): runStarts.append(start)
                 case .runAgain(let id, let run, _): runAgains.append((id, run))
+                case .stopRun(let id, let run): runStops.append((id, run))
                 case .reply(let ticket, let answer): replies.append((ticket, answer))
                 case .log(let line): logger.log(line)
                 }

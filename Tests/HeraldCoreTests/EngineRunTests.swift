@@ -114,6 +114,46 @@ struct EngineRunTests {
         #expect(try FileSystem.list(spool.done).contains { $0.hasPrefix("once@") })
     }
 
+    /// Quiet time holds a popup that came due while heraldd was down into the summary, however
+    /// late; a command too late (past `catchUp.grace`) is missed whatever the hour, as at night.
+    @Test func aRunTooLateIsMissedInQuietTimeToo() throws {
+        try submit(run("night", at: "2026-11-22T02:00:00Z"))
+        var config = HeraldConfig()
+        config.quietHours = QuietHours(start: 22 * 60, end: 7 * 60)
+        let e = engine(config)
+        clock.set(at("2026-11-22T05:00:00Z"))  // three hours late, still quiet
+        try e.start()
+        #expect(e.runStarts.isEmpty)
+        #expect(history("night").map(\.outcome) == [.missed])
+    }
+
+    /// `herald cancel` in the moment a run is being started: the job is cancelled at once, and
+    /// the run is stopped as soon as the runner says it started (it cannot be recalled before).
+    @Test func aCancelWhileARunIsBeingStartedStopsItOnceStarted() throws {
+        try submit(run("r", every: "*:0/10"))
+        let e = engine()
+        try e.start()
+        clock.set(at("2026-11-22T07:00:00Z"))
+        e.tick()
+        #expect(e.runStarts.count == 1)
+        guard case .cancelled? = e.request(.cancel(id: "r")) else { Issue.record("not cancelled"); return }
+        #expect(e.runStops.isEmpty)
+        e.send(.runStarted(id: "r", occurrence: at("2026-11-22T07:00:00Z"), .started(run: 1)))
+        #expect(e.runStops.map(\.id) == ["r"] && e.runStops.map(\.run) == [1])
+        #expect(e.pendingJobs["r"] == nil)
+        #expect(try FileSystem.list(spool.cancelled).contains { $0.hasPrefix("r@") })
+        #expect(try FileSystem.list(spool.jobs).isEmpty && FileSystem.list(spool.done).isEmpty)
+        #expect(history("r").isEmpty)  // the run's end writes its line
+        // Its end comes as any run's does: "was cancelled before it started" when the runner saw it first.
+        var end = end("r", occurrence: at("2026-11-22T07:00:00Z"), .notStarted("cancelled before it started"))
+        end.cancelled = true
+        #expect(end.phrase == "was cancelled before it started" && end.note == "was cancelled before it started")
+        // The next time is not the cancelled job's: nothing more starts.
+        clock.set(at("2026-11-22T07:10:00Z"))
+        e.tick()
+        #expect(e.runStarts.count == 1)
+    }
+
     @Test func notifySaysWhichEndsShowAPopup() throws {
         let e = engine()
         try spool.prepare()

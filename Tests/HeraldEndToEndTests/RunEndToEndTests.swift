@@ -222,6 +222,24 @@ struct RunEndToEndTests {
         #expect(try String(contentsOfFile: scene.directory + "/runner2.out", encoding: .utf8).contains("already another runner's"))
     }
 
+    /// A stop asked for before the runner started the command (`herald cancel` while heraldd
+    /// was starting it) is seen by the runner: nothing runs, and the end says so.
+    @Test func aRunCancelledBeforeItsCommandStartsRunsNothing() throws {
+        let scene = try Scene()
+        let files = runs(scene, "c")
+        let counter = scene.directory + "/ran"
+        try files.writeSpec(RunFiles.Spec(occurrence: .epoch, title: "c", notify: .failure, timeout: nil, maxOutput: 1024, directory: "/", umask: 0o022,
+                                          arguments: ["/bin/sh", "-c", "echo ran > \(counter)"], environment: ["PATH=/usr/bin:/bin"]), id: "c", run: 1)
+        try files.requestStop("c", 1)  // no runner yet: the marker alone
+        let runner = try Spawned.start(Binaries.directory + "/herald-runner", [files.directory("c"), "1"], environment: ["PATH": "/usr/bin:/bin"],
+                                       outputPath: scene.directory + "/runner.out")
+        #expect(runner.wait() == 0)
+        #expect(!FileManager.default.fileExists(atPath: counter))
+        let end = files.end("c", 1)
+        #expect(end.cancelled && end.phrase == "was cancelled before it started", "\(end)")
+        #expect(end.outcome == .failed)
+    }
+
     /// A job id that starts with "." is refused, for every kind: its file in new/ would be
     /// hidden, and heraldd leaves hidden names there alone (the job would never be taken in),
     /// and "." and ".." would make runs/ itself, or the spool, a run's folder.

@@ -13,6 +13,7 @@ import CHeraldSys
 /// N.log      the command's output, cut at commands.maxOutput
 /// N.result   how it ended (written by the runner, atomically)
 /// N.ended    its end is in the history (heraldd); only the newest `keptRuns` such runs stay
+/// N.cancel   a stop asked for before the runner started the command (`requestStop`)
 /// ```
 ///
 /// The runner owns a live run; heraldd's `CommandRunner` starts runs and collects their ends;
@@ -151,7 +152,7 @@ public struct RunFiles: Sendable {
     }
 
     /// Every file a run may have.
-    static let suffixes = ["log", "result", "running", "lock", "spec", "ended"]
+    static let suffixes = ["log", "result", "running", "lock", "spec", "ended", "cancel"]
 
     /// The occurrence a spec was written for, read from its first bytes; nil when it has no
     /// spec or the spec names none. A spec that is there but cannot be read (EMFILE, EIO) is
@@ -262,6 +263,16 @@ public struct RunFiles: Sendable {
             if kill(r.pid, SIGTERM) == 0 { stopped.append(run) }
         }
         return stopped
+    }
+
+    /// Ends run `run` as a cancel does, whether or not its runner has started the command:
+    /// `N.cancel` first, which a runner looks for once its `N.running` is written, then SIGTERM
+    /// to a runner whose `N.running` is there. One of the two always sees the other.
+    public func requestStop(_ id: String, _ run: Int) throws(FileSystemError) {
+        let marker = path(id, run, "cancel")
+        guard Descriptor.open(marker, O_WRONLY | O_CREAT | O_NOFOLLOW, mode: 0o600) != nil else { throw FileSystem.fail("create", marker) }
+        guard let r = running(id, run), isRunner(r.pid, id: id, run: run) else { return }
+        kill(r.pid, SIGTERM)
     }
 
     /// Whether process `pid` is herald-runner for this run (its command line ends in the run's

@@ -153,7 +153,8 @@ extension Engine {
             logger.debug("Popups on screen", metadata: ["job.id": "\(name.id)", "limit": "\(limit)", "crowded": "\(crowd)",
                                                         "own": "\(records[name.id]?.popup != nil)"])
         }
-        if now - name.fireAt > config.catchUpGrace && !heldByQuiet(name.fireAt, now: now) && !occurrence.isStillAhead(now: now) {
+        // Quiet time holds popups, never commands: a run too late is missed whatever the hour.
+        if now - name.fireAt > config.catchUpGrace && (job.kind == .run || !heldByQuiet(name.fireAt, now: now)) && !occurrence.isStillAhead(now: now) {
             // Came due while Herald was down or the machine asleep, too long ago to show.
             settled = settle(firing, outcome: .missed, now: now, note: "late by \(TimeSpan.humanize(now - name.fireAt))")
         } else if let skip = Self.passedWarning(occurrence, now: now) ?? job.kind.rules.skipReason(occurrence, now: now) {

@@ -91,6 +91,8 @@ extension Engine {
             if let line = JobDecision.cancelRecord(pending, popup: popup?.name.occurrence, job: job, schedule: schedule, now: now) {
                 effects.append(.spool(.appendHistory(line)))
             }
+            // A run being started now cannot be recalled: it is stopped as soon as it is.
+            if case .starting? = records[id]?.phase { stopWhenStarted.insert(id) }
             forget(id)
             effects.append(.spool(.cancel(pending)))
             answer = .cancelled(pending)

@@ -86,7 +86,7 @@ public struct RunEnd: Sendable, Equatable {
             if timedOut { return "timed out" + after }
             if cancelled { return "was cancelled" + after }
             return "was killed by \(Self.signalName(signal))" + after
-        case .notStarted: return "could not start"
+        case .notStarted: return cancelled ? "was cancelled before it started" : "could not start"
         case .noResult: return "ended without a result"
         case .unknown: return "is not known to have run"
         }
@@ -103,7 +103,7 @@ public struct RunEnd: Sendable, Equatable {
 
     public var note: String {
         var parts = [phrase]
-        if case .notStarted(let why) = ending { parts.append(why) }
+        if case .notStarted(let why) = ending, !cancelled { parts.append(why) }
         if case .noResult = ending { parts.append("the machine or the runner stopped while it ran") }
         if case .unknown = ending { parts.append("heraldd stopped between marking it started and starting it") }
         if cut { parts.append("output cut") }
@@ -163,6 +163,13 @@ extension Engine {
                 logger.warning("A command could not be run again", metadata: ["job.id": "\(id)", "reason": "\(why)"])
             }
             return []
+        }
+        if stopWhenStarted.remove(id) != nil {
+            // Cancelled while it was being started: the job is in cancelled/ already, and the
+            // run, if it started, ends as a cancel ends it.
+            logger.info("Command cancelled as it started", metadata: ["job.id": "\(id)"])
+            if case .started(let run) = outcome { return [.stopRun(id: id, run: run)] + tick(now: now) }
+            return tick(now: now)
         }
         switch outcome {
         case .started(let run):

@@ -42,6 +42,8 @@ public struct Engine: Sendable {
     /// The run jobs known as such (from their intake, a read, or the pack scan at start): due,
     /// they go straight to their document and the runner, never waiting in the popups' outbox.
     var commandJobs = Set<String>()
+    /// Run jobs cancelled while their run was being started: the run is stopped once started.
+    var stopWhenStarted = Set<String>()
     /// Result popups of commands on screen, by job (Engine+Running.swift).
     var runPopups: [String: RunEnd] = [:]
     /// Where ids for job files without one come from.

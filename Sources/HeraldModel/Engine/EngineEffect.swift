@@ -38,6 +38,9 @@ public enum EngineEffect: Sendable, Equatable {
     case startRun(RunStart)
     /// The command runner: run job `id`'s run `run` once more, as it was (a popup's Run again).
     case runAgain(id: String, run: Int, at: Instant)
+    /// The command runner: end job `id`'s run `run` as a cancel does (it was cancelled while
+    /// it was being started), even if its runner has not started the command yet.
+    case stopRun(id: String, run: Int)
     /// Any queue: log this line (the engine logs nothing itself).
     case log(LogLine)
 }
