@@ -153,8 +153,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             return holding && held.count == 1
         }
         guard startedHolding else { return }
-        // monotonic: a bound on how long an answer waits, not a user's time
-        answerTimer.asyncAfter(deadline: .now() + .milliseconds(Self.holdAtMost)) { [weak self] in self?.giveHeldAnswers() }
+        answerTimer.asyncAfter(deadline: .now() + .milliseconds(Self.holdAtMost)) { [weak self] in self?.giveHeldAnswers() }  // monotonic: a bound on a wait, not a user's time
     }
 
     public func giveHeldAnswers() {

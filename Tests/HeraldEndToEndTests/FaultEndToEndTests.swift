@@ -190,13 +190,18 @@ struct FaultEndToEndTests {
         try scene.writeConfig("popups:\n  summaryAfter: 10000\n")
         try scene.startDaemon()
         let count = 60, stuck = 24
-        try server.control("stall", String(stuck), "15")
+        // The server holds popup 24 until the test lets it go (a FIFO it reads).
+        let release = scene.directory + "/release"
+        #expect(mkfifo(release, 0o600) == 0)
+        try server.control("stall", String(stuck), release)
         let at = iso(Date().addingTimeInterval(2))
         let lines = (0..<count).map { "{\"version\":1,\"kind\":\"reminder\",\"id\":\"b\($0)\",\"at\":\"\(at)\",\"text\":\"burst \($0)\"}" }
         #expect(try scene.herald("import", "-", stdin: lines.joined(separator: "\n")).status == 0)
-        // While the server holds popup 24 (15 s), the 23 it answered are all in done/.
-        #expect(waitUntil(timeout: 8) { scene.files("done").count >= stuck - 1 }, "done: \(scene.files("done").count)")
+        // While the server holds popup 24, the 23 it answered are all in done/.
+        #expect(waitUntil(timeout: 10) { scene.files("done").count >= stuck - 1 }, "done: \(scene.files("done").count)")
         #expect(scene.files("done").count < count)
+        // Let go: a writer opens the FIFO and closes it (non-blocking: the server must be reading it).
+        #expect(Descriptor.open(release, O_WRONLY | O_NONBLOCK) != nil, "the server is not held on popup \(stuck)")
         #expect(waitUntil(timeout: 40) { scene.files("done").count == count })
         let shown = try server.waitForNotifications(count, timeout: 10).map(\.summary)
         #expect(shown.count == count && Set(shown).count == count, "\(shown.count) shown, \(Set(shown).count) distinct")

@@ -7,7 +7,7 @@
   mockctl.py closed          print the ids passed to CloseNotification so far as JSON
   mockctl.py break           make Notify fail with a D-Bus error
   mockctl.py fix             make Notify work again
-  mockctl.py stall N S       make the Nth Notify from now hold the server for S seconds before it answers
+  mockctl.py stall N FIFO    make the Nth Notify from now hold the server until FIFO is opened for writing and closed
   mockctl.py emit SIGNAL ARGS...   make the mock emit ActionInvoked / NotificationClosed
 """
 import json
@@ -93,10 +93,9 @@ def main():
         return 0
     if command == 'stall':
         # Counted on the mock object; the call is logged (GetCalls) before it stalls.
-        code = ('import time\n'
-                'self.herald_stall = getattr(self, "herald_stall", 0) + 1\n'
+        code = ('self.herald_stall = getattr(self, "herald_stall", 0) + 1\n'
                 'if self.herald_stall == %d:\n'
-                '    time.sleep(%f)\n' % (int(sys.argv[2]), float(sys.argv[3]))) + NOTIFY_CODE
+                '    open(%r).read()\n' % (int(sys.argv[2]), sys.argv[3])) + NOTIFY_CODE
         mock.AddMethod(NAME, 'Notify', 'susssasa{sv}i', 'u', code)
         return 0
     if command == 'closed':
