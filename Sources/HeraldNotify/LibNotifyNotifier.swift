@@ -31,14 +31,14 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     private let liveLimit = 1024
     /// Plays sounds the server does not, off the GLib thread.
     private let sounds: SoundPlayer
-    private let actionHandler = ActionHandlerBox()
     /// Shows handed to the GLib thread and not yet answered (any thread).
     private let queuedShows = Atomic<Int>(0)
     /// Answers held back while a burst keeps the GLib thread busy: they go to the caller
     /// together, so the engine wakes once per few popups rather than once per popup, while the
-    /// shows still queued keep the server busy (BENCHMARKS.md, "Ratios to the floor"). Given
-    /// under the lock, so that their order holds whichever thread gives them.
-    private let heldAnswers = Mutex<[(@Sendable (Result<Void, NotifierError>) -> Void, Result<Void, NotifierError>)]>([])
+    /// shows still queued keep the server busy (BENCHMARKS.md, "Ratios to the floor"). Every
+    /// other report goes through a box that gives them first, so reports keep their order.
+    private let heldAnswers = HeldAnswers()
+    private let actionHandler: ActionHandlerBox
     /// Gives held answers after `holdAtMost` ms, should the GLib thread be kept waiting by a
     /// server that is slow to answer the show after them.
     private let answerTimer = DispatchQueue(label: "herald.answers", qos: .userInitiated)
@@ -46,8 +46,8 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// Answers are held while at least this many shows are still queued behind them: half the
     /// outbox's window, so the engine hands out the next half while the first is being shown.
     static let holdAnswersWhileQueued = Outbox.Policy().window / 2
-    private let busHandlers = BusHandlersBox()
-    private let serverHandlers = ServerHandlersBox()
+    private let busHandlers: BusHandlersBox
+    private let serverHandlers: ServerHandlersBox
     /// logind on the system bus, for inhibitor locks and sleep signals (GLib thread only).
     private var logind: Logind?
     /// The session bus connection being watched (GLib thread only).
@@ -56,6 +56,9 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// Starts the GLib thread and initialises libnotify with the app name "Herald".
     public init(logger: Logger) {
         self.logger = logger
+        actionHandler = ActionHandlerBox(after: heldAnswers)
+        busHandlers = BusHandlersBox(after: heldAnswers)
+        serverHandlers = ServerHandlersBox(after: heldAnswers)
         sounds = SoundPlayer(logger: logger)
         glib = GLibThread()
         glib.sync { _ = notify_init(NotificationRequest.appName) }
@@ -147,25 +150,11 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         let left = queuedShows.subtract(1, ordering: .relaxed).newValue
         var holding = false
         if case .success = result { holding = left >= Self.holdAnswersWhileQueued }
-        let startedHolding = heldAnswers.withLock { held in
-            held.append((completion, result))
-            if !holding { Self.give(&held) }
-            return holding && held.count == 1
-        }
-        guard startedHolding else { return }
+        guard heldAnswers.add(completion, result, holding: holding) else { return }
         answerTimer.asyncAfter(deadline: .now() + .milliseconds(Self.holdAtMost)) { [weak self] in self?.giveHeldAnswers() }  // monotonic: a bound on a wait, not a user's time
     }
 
-    public func giveHeldAnswers() {
-        heldAnswers.withLock { Self.give(&$0) }
-    }
-
-    /// The completions run under the lock (so that answers keep their order whichever thread
-    /// gives them): a completion must only hand the answer on, never call back into the notifier.
-    private static func give(_ held: inout [(@Sendable (Result<Void, NotifierError>) -> Void, Result<Void, NotifierError>)]) {
-        for (completion, result) in held { completion(result) }
-        held.removeAll(keepingCapacity: true)
-    }
+    public func giveHeldAnswers() { heldAnswers.give() }
 
     /// What makes two popups "the same" to a server that refuses repeats: app, summary, body.
     static func sameness(_ request: NotificationRequest) -> String { request.summary + "\u{0}" + request.body }
@@ -214,16 +203,12 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         let sourceChanged = described.doNotDisturb != traits?.doNotDisturb || (quietWatcher == nil) != (described.doNotDisturb == nil)
         traits = described
         guard serverHandlers.isSet else { return }
-        giveHeldAnswers()
         serverHandlers.described(described)
         guard sourceChanged else { return }
         if let source = described.doNotDisturb {
             let label = described.label
             let handlers = serverHandlers
-            quietWatcher = DesktopQuietWatcher(source: source) { [weak self] on in
-                self?.giveHeldAnswers()
-                handlers.quiet(on, "\(label): \(source.rawValue)")
-            }
+            quietWatcher = DesktopQuietWatcher(source: source) { on in handlers.quiet(on, "\(label): \(source.rawValue)") }
         } else {
             quietWatcher = nil
         }
@@ -232,7 +217,6 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// The server left: what it was, and its do-not-disturb, are no longer known.
     private func forgetServer() {
         traits = nil
-        giveHeldAnswers()
         if quietWatcher != nil { serverHandlers.quiet(nil, "") }
         quietWatcher = nil
     }
@@ -274,7 +258,6 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
                 notifier.busHandlers.serverGone()
             }
             if !new.isEmpty {
-                notifier.giveHeldAnswers()
                 notifier.busHandlers.serverAppeared()
                 if notifier.serverHandlers.isSet { notifier.describeServer() }
             }
@@ -282,7 +265,6 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         _ = herald_connection_on_closed(connection, { _, _, error, data in
             let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
             let why = error.map { String(cString: $0.pointee.message) } ?? "the bus went away"
-            notifier.giveHeldAnswers()
             notifier.busHandlers.busLost(why)
         }, me)
     }
@@ -383,7 +365,6 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
             // that one: it is let go, so the id's signals reach only the newest popup.
             let id = Int32(herald_notification_id(notification))
             if let other = popups.of(serverID: id), other !== popup {
-                giveHeldAnswers()
                 actionHandler.call(.closed(jobID: other.jobID, occurrence: other.occurrence, .forRoom))
                 popups.remove(other)
             }
@@ -434,7 +415,6 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         popup.close()
         logger.debug("Notification button pressed", metadata: ["job.id": "\(target.jobID)", "action": "\(key)"])
         guard let action = PopupAction(key: key) else { return }
-        giveHeldAnswers()
         actionHandler.call(.action(NotificationAction(jobID: target.jobID, occurrence: target.occurrence, action: action)))
     }
 
@@ -457,7 +437,6 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         popups.remove(popup)
         let held = PopupHandle(popup: popup)
         glib.run { _ = held }
-        giveHeldAnswers()
         actionHandler.call(.closed(jobID: popup.jobID, occurrence: popup.occurrence, reason))
     }
 
@@ -593,6 +572,8 @@ private struct PopupHandle: @unchecked Sendable {
 
 /// The daemon's bus event handlers, set once from another thread.
 private final class BusHandlersBox: Sendable {
+    private let answers: HeldAnswers
+    init(after answers: HeldAnswers) { self.answers = answers }
     private struct Handlers {
         var gone: (@Sendable () -> Void)?
         var appeared: (@Sendable () -> Void)?
@@ -603,9 +584,9 @@ private final class BusHandlersBox: Sendable {
              busLost: @escaping @Sendable (String) -> Void) {
         handlers.withLock { $0 = Handlers(gone: serverGone, appeared: serverAppeared, lost: busLost) }
     }
-    func serverGone() { handlers.withLock { $0.gone }?() }
-    func serverAppeared() { handlers.withLock { $0.appeared }?() }
-    func busLost(_ why: String) { handlers.withLock { $0.lost }?(why) }
+    func serverGone() { answers.give(); handlers.withLock { $0.gone }?() }
+    func serverAppeared() { answers.give(); handlers.withLock { $0.appeared }?() }
+    func busLost(_ why: String) { answers.give(); handlers.withLock { $0.lost }?(why) }
 }
 
 /// One D-Bus method call to the notification server, answered on the calling thread's main
@@ -657,6 +638,8 @@ enum ServerInfoReply {
 
 /// The daemon's server handlers, set once from another thread.
 private final class ServerHandlersBox: Sendable {
+    private let answers: HeldAnswers
+    init(after answers: HeldAnswers) { self.answers = answers }
     private struct Handlers {
         var described: (@Sendable (ServerTraits) -> Void)?
         var quiet: (@Sendable (Bool?, String) -> Void)?
@@ -666,13 +649,39 @@ private final class ServerHandlersBox: Sendable {
         handlers.withLock { $0 = Handlers(described: described, quiet: quiet) }
     }
     var isSet: Bool { handlers.withLock { $0.described != nil } }
-    func described(_ traits: ServerTraits) { handlers.withLock { $0.described }?(traits) }
-    func quiet(_ on: Bool?, _ source: String) { handlers.withLock { $0.quiet }?(on, source) }
+    func described(_ traits: ServerTraits) { answers.give(); handlers.withLock { $0.described }?(traits) }
+    func quiet(_ on: Bool?, _ source: String) { answers.give(); handlers.withLock { $0.quiet }?(on, source) }
 }
 
 /// The daemon's popup event handler, set once from another thread.
 private final class ActionHandlerBox: Sendable {
+    private let answers: HeldAnswers
+    init(after answers: HeldAnswers) { self.answers = answers }
     private let handler = Mutex<(@Sendable (PopupEvent) -> Void)?>(nil)
     func set(_ h: @escaping @Sendable (PopupEvent) -> Void) { handler.withLock { $0 = h } }
-    func call(_ event: PopupEvent) { handler.withLock { $0 }?(event) }
+    func call(_ event: PopupEvent) { answers.give(); handler.withLock { $0 }?(event) }
+}
+
+/// Shows' answers held back in a burst (`LibNotifyNotifier.answer`). The handler boxes give
+/// them before any other report. Given under the lock, so that they keep their order whichever
+/// thread gives them: a completion must only hand its answer on, never call into the notifier.
+private final class HeldAnswers: Sendable {
+    typealias Completion = @Sendable (Result<Void, NotifierError>) -> Void
+    private let held = Mutex<[(Completion, Result<Void, NotifierError>)]>([])
+
+    /// Keeps one answer, and gives all unless `holding`. True when this one started a hold.
+    func add(_ completion: @escaping Completion, _ result: Result<Void, NotifierError>, holding: Bool) -> Bool {
+        held.withLock { answers in
+            answers.append((completion, result))
+            if !holding { Self.give(&answers) }
+            return holding && answers.count == 1
+        }
+    }
+
+    func give() { held.withLock { Self.give(&$0) } }
+
+    private static func give(_ answers: inout [(Completion, Result<Void, NotifierError>)]) {
+        for (completion, result) in answers { completion(result) }
+        answers.removeAll(keepingCapacity: true)
+    }
 }

@@ -163,15 +163,16 @@ final class Daemon: @unchecked Sendable {
     /// and are handled as one step, their spool work one block (BENCHMARKS.md, "Ratios to the floor").
     private let answers = Mutex<[EngineEvent]>([])
 
+    /// heraldd is going (queue only): no popup is sent any more, since its answer could not be
+    /// recorded, and one not sent is simply shown after the next start.
+    private var stopping = false
+
     /// Takes what the notifier holds and what waits in `answers` now, as heraldd stops
     /// (queue only): the spool work it makes is queued before the caller's `spoolQueue.sync`.
     private func recordAnswers() {
+        stopping = true
         notifier.giveHeldAnswers()
-        let events = answers.withLock { waiting in
-            defer { waiting = [] }
-            return waiting
-        }
-        if !events.isEmpty { apply(events.flatMap { engine.handle($0, now: clock.now) }) }
+        handleAnswers()
     }
 
     /// `post` for the notifier's answers (any thread).
@@ -180,14 +181,16 @@ final class Daemon: @unchecked Sendable {
             waiting.append(event)
             return waiting.count == 1
         }
-        guard first else { return }
-        queue.async { [self] in
-            let events = answers.withLock { waiting in
-                defer { waiting = [] }
-                return waiting
-            }
-            apply(events.flatMap { engine.handle($0, now: clock.now) })
+        if first { queue.async { [self] in handleAnswers() } }
+    }
+
+    /// The answers waiting in `answers`, as one engine step (queue only).
+    private func handleAnswers() {
+        let events = answers.withLock { waiting in
+            defer { waiting = [] }
+            return waiting
         }
+        if !events.isEmpty { apply(events.flatMap { engine.handle($0, now: clock.now) }) }
     }
 
     private func startOnQueue() throws {
@@ -333,6 +336,7 @@ final class Daemon: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .show(let request):
+                guard !stopping else { break }
                 notifier.show(request) { [weak self] result in self?.answered(.shown(jobID: request.jobID, result)) }
             case .load(let request):
                 let zone = engine.localZone
