@@ -865,17 +865,20 @@ final class BenchRun {
 
     /// Waits until a popup has arrived for each key; stops on a missing or doubled one.
     private func awaitKeys(_ keys: Set<Workload.Key>, until deadline: Instant, what: String) throws(BenchError) {
+        var missing = keys
         while true {
             collect()
             if !duplicates.isEmpty { throw BenchError("a popup arrived twice: \(duplicates.prefix(5).map(\.text))") }
-            let missing = keys.filter { arrivals[$0] == nil }
+            missing = missing.filter { arrivals[$0] == nil }
             if missing.isEmpty { return }
             let now = TimestampingServer.wallClock()
             if now >= deadline {
                 throw BenchError("\(missing.count) of \(keys.count) \(what) never arrived (for example \(missing.prefix(3).map(\.text)))")
             }
             if let status = daemon?.poll() { throw BenchError("heraldd exited with status \(status): \(log())") }
-            _ = server.waitForArrival(until: .now() + .milliseconds(Int(min(200, (deadline - now).microseconds / 1000 + 1))))
+            // Each missing key needs a popup of its own: sleep until that many more have come.
+            server.waitForArrivals(count: matched + missing.count,
+                                   until: .now() + .milliseconds(Int(min(200, (deadline - now).microseconds / 1000 + 1))))
         }
     }
 

@@ -190,7 +190,12 @@ final class Daemon: @unchecked Sendable {
             defer { waiting = [] }
             return waiting
         }
-        if !events.isEmpty { apply(events.flatMap { engine.handle($0, now: clock.now) }) }
+        var effects: [EngineEffect] = []
+        for (index, event) in events.enumerated() {
+            if index > 0 { CoreSharing.shared.between() }
+            effects += engine.handle(event, now: clock.now)
+        }
+        if !effects.isEmpty { apply(effects) }
     }
 
     private func startOnQueue() throws {
@@ -398,9 +403,14 @@ final class Daemon: @unchecked Sendable {
         if !spoolWork.isEmpty {
             let work = spoolWork
             spoolQueue.async { [self] in
-                let found = work.compactMap { $0() }
+                var found: [EngineEvent] = []
+                for (index, item) in work.enumerated() {
+                    if index > 0 { CoreSharing.shared.between() }
+                    if let event = item() { found.append(event) }
+                }
                 guard !found.isEmpty else { return }
-                queue.async { [self] in apply(found.flatMap { engine.handle($0, now: clock.now) }) }
+                let events = found
+                queue.async { [self] in apply(events.flatMap { engine.handle($0, now: clock.now) }) }
             }
         }
         writeStatus()
