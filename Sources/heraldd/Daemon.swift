@@ -190,12 +190,18 @@ final class Daemon: @unchecked Sendable {
             defer { waiting = [] }
             return waiting
         }
+        if !events.isEmpty { handleTogether(events) }
+    }
+
+    /// Events that came together, as one engine step (queue only). A burst's sixteen answers or
+    /// documents are a millisecond of work: the core is given away between them (`CoreSharing`).
+    private func handleTogether(_ events: [EngineEvent]) {
         var effects: [EngineEffect] = []
         for (index, event) in events.enumerated() {
             if index > 0 { CoreSharing.shared.between() }
             effects += engine.handle(event, now: clock.now)
         }
-        if !effects.isEmpty { apply(effects) }
+        apply(effects)
     }
 
     private func startOnQueue() throws {
@@ -410,7 +416,7 @@ final class Daemon: @unchecked Sendable {
                 }
                 guard !found.isEmpty else { return }
                 let events = found
-                queue.async { [self] in apply(events.flatMap { engine.handle($0, now: clock.now) }) }
+                queue.async { [self] in handleTogether(events) }
             }
         }
         writeStatus()
