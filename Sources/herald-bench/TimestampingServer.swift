@@ -20,7 +20,7 @@ final class TimestampingServer: @unchecked Sendable {
     private let received = Mutex<[Received]>([])
     private let arrivals = DispatchSemaphore(value: 0)
     /// How many arrivals in all the waiter waits for (`waitForArrivals`).
-    private let wanted = Atomic<Int>(0)
+    private let wanted = Atomic<Int>(.max)
     private let nextID = Atomic<UInt32>(1)
     private var context: OpaquePointer?
     private var loop: OpaquePointer?
@@ -60,6 +60,8 @@ final class TimestampingServer: @unchecked Sendable {
     /// CPU that it does not take while notify-floor's is (it waits for that program to exit).
     func waitForArrivals(count: Int, until deadline: DispatchTime) {
         wanted.store(count, ordering: .sequentiallyConsistent)
+        // No signals pile up for the next wait from arrivals no one waits for.
+        defer { wanted.store(Int.max, ordering: .sequentiallyConsistent) }
         while self.count < count {
             if arrivals.wait(timeout: deadline) == .timedOut { return }
         }
