@@ -58,12 +58,12 @@ final class TimestampingServer: @unchecked Sendable {
     /// Waits until `count` Notify calls in all have arrived, or `deadline` passes. The waiter is
     /// woken once, not at each arrival: while heraldd's burst is timed, the bench must not take
     /// CPU that it does not take while notify-floor's is (it waits for that program to exit).
-    func waitForArrivals(count: Int, until deadline: DispatchTime) {
+    func waitForArrivals(count: Int, until limit: DispatchTime) {
         wanted.store(count, ordering: .sequentiallyConsistent)
         // No signals pile up for the next wait from arrivals no one waits for.
         defer { wanted.store(Int.max, ordering: .sequentiallyConsistent) }
         while self.count < count {
-            if arrivals.wait(timeout: deadline) == .timedOut { return }
+            if arrivals.wait(timeout: limit) == .timedOut { return }
         }
     }
 
