@@ -55,7 +55,7 @@ final class TimestampingServer: @unchecked Sendable {
     var all: [Received] { received.withLock { $0 } }
     var count: Int { received.withLock { $0.count } }
 
-    /// Waits until `count` Notify calls in all have arrived, or `deadline` passes. The waiter is
+    /// Waits until `count` Notify calls in all have arrived, or `limit` passes. The waiter is
     /// woken once, not at each arrival: while heraldd's burst is timed, the bench must not take
     /// CPU that it does not take while notify-floor's is (it waits for that program to exit).
     func waitForArrivals(count: Int, until limit: DispatchTime) {

@@ -12,7 +12,8 @@ import Synchronization
 ///
 /// A yield that takes a whole slice went to a task that keeps the core (a build, a video), not
 /// to a popup's server: heraldd then stops giving way for `pause`, since under such load each
-/// yield would cost a slice (a burst beside two busy loops took twice as long without this).
+/// yield would cost a slice (beside two busy loops, a burst yielding at every piece took twice
+/// as long as one not yielding at all).
 public final class CoreSharing: Sendable {
     /// heraldd's: one for all its queues, since a busy machine is busy for all of them.
     public static let shared = CoreSharing()
