@@ -175,4 +175,8 @@ struct Plan {
     var waitForCleanup = true
     /// Jobs in the first import that come due while heraldd files it.
     var firstStartJobs: Int { smoke ? 5 : 20 }
+    /// Bursts timed, each followed by the floor's: the row gives the medians. One of each
+    /// moved ±10 % from run to run on the same build (BENCHMARKS.md, issue 41). A smoke run
+    /// times two, so that `make test` goes through the rounds too.
+    var burstRounds: Int { scale ? 1 : smoke ? 2 : 5 }
 }

@@ -30,6 +30,9 @@ import Testing
             let row = rows.first { $0.hasPrefix("| \(name) |") }.map(String.init) ?? ""
             #expect(row.contains("floor") && row.range(of: #"[0-9]\.[0-9]{2}×"#, options: .regularExpression) != nil, "no floor in \(row)")
         }
+        // Bursts are timed in rounds, each followed by the floor's (two in a smoke run).
+        let burst = rows.first { $0.hasPrefix("| burst |") }.map(String.init) ?? ""
+        #expect(burst.contains("2 of each, interleaved, medians"), "the burst row names its rounds: \(burst)")
         for row in rows {
             let result = String(row.split(separator: "|")[2])
             #expect(result.contains { $0.isNumber }, "no figure in \(row)")

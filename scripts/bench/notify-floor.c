@@ -1,8 +1,10 @@
 /* The floor under heraldd's popups (BENCHMARKS.md, "Ratios to the floor"): what a C program
  * with libnotify and nothing else takes to do the same work against the same server.
  *
- *   burst PREFIX N     N popups one after another, each waiting for its reply as libnotify's
- *                      notify_notification_show does; prints the wall clock (ns) at the start.
+ *   burst PREFIX N [FIRST]
+ *                      N popups one after another, each waiting for its reply as libnotify's
+ *                      notify_notification_show does, numbered from FIRST (0); prints the wall
+ *                      clock (ns) at the start.
  *   timed PREFIX FILE  one popup at each instant of FILE (ns since the epoch, one a line, in
  *                      order), each waited for on a CLOCK_REALTIME timerfd armed absolutely.
  *
@@ -42,14 +44,17 @@ static void show(const char *prefix, long k) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: notify-floor burst PREFIX N | timed PREFIX FILE\n"); return 64; }
+    if (argc != 4 && !(argc == 5 && argv[1][0] == 'b')) {
+        fprintf(stderr, "usage: notify-floor burst PREFIX N [FIRST] | timed PREFIX FILE\n");
+        return 64;
+    }
     if (!notify_init("herald-floor")) { fprintf(stderr, "notify-floor: notify_init failed\n"); return 1; }
     const char *prefix = argv[2];
     if (argv[1][0] == 'b') {
-        long n = atol(argv[3]);
+        long n = atol(argv[3]), first = argc == 5 ? atol(argv[4]) : 0;
         struct timespec t; clock_gettime(CLOCK_REALTIME, &t);
         printf("%lld\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec);
-        for (long k = 0; k < n; k++) show(prefix, k);
+        for (long k = first; k < first + n; k++) show(prefix, k);
     } else {
         FILE *f = fopen(argv[3], "r");
         if (!f) { perror(argv[3]); return 1; }
