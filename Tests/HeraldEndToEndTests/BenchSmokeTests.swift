@@ -31,8 +31,8 @@ import Testing
             #expect(row.contains("floor") && row.range(of: #"[0-9]\.[0-9]{2}×"#, options: .regularExpression) != nil, "no floor in \(row)")
         }
         // Bursts are timed in rounds, each followed by the floor's (two in a smoke run).
-        let burst = rows.first { $0.hasPrefix("| burst |") }.map(String.init) ?? ""
-        #expect(burst.contains("2 of each, interleaved, medians"), "the burst row names its rounds: \(burst)")
+        let burst = rows.first { $0.hasPrefix("| burst |") }
+        #expect(burst?.contains("2 of each, interleaved, medians") == true, "the burst row names its rounds: \(String(describing: burst))")
         for row in rows {
             let result = String(row.split(separator: "|")[2])
             #expect(result.contains { $0.isNumber }, "no figure in \(row)")
