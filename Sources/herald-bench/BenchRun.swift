@@ -226,13 +226,13 @@ final class BenchRun {
                                 + " → p99 \((lateness.p99 / max(floorLateness.p99, 1)).ratioText)",
                               target: "p99 ≤ 2 ms, max ≤ 20 ms",
                               met: judged ? lateness.p99 <= 2000 && lateness.max <= 20_000 && lateness.negative == 0 : nil))
-        let burstRatio = fired.burst / max(fired.floorBurst, 1)
+        let burstRatio = fired.bursts.median / max(fired.floorBursts.median, 1)
         let rounds = fired.bursts.count
-        func each(_ values: [Double]) -> String { rounds > 1 ? " (" + values.map { Format.ms($0) }.joined(separator: ", ") + ")" : "" }
+        func each(_ samples: Samples) -> String { rounds > 1 ? " (" + samples.raw.map { Format.ms(Double($0)) }.joined(separator: ", ") + ")" : "" }
         figures.append(Figure(name: "burst", how: "\(Format.count(plan.burst)) jobs due at one instant: due → last received; "
                                 + "floor: notify-floor's \(Format.count(plan.burst)) synchronous libnotify calls (the Notify call heraldd makes for a reminder: its buttons and hints) to the same server, right after"
                                 + (rounds > 1 ? "; \(rounds) of each, interleaved, medians" : ""),
-                              result: Format.ms(fired.burst) + each(fired.bursts) + ", first popup \(Format.ms(fired.firstOfBurst)) · floor \(Format.ms(fired.floorBurst))"
+                              result: Format.ms(fired.bursts.median) + each(fired.bursts) + ", first popup \(Format.ms(fired.firstOfBurst)) · floor \(Format.ms(fired.floorBursts.median))"
                                 + each(fired.floorBursts) + " → " + burstRatio.ratioText,
                               target: "≤ 1.2× floor", met: judged ? burstRatio <= 1.2 : nil))
 
@@ -360,21 +360,13 @@ final class BenchRun {
     /// What `fire` measured, each beside its floor.
     struct Fired {
         var lateness: Samples
-        /// Each burst's due → last received, µs, in the order timed; the first's due → first received.
-        var bursts: [Double]
+        /// Each burst's due → last received, in the order timed; the first's due → first received (µs).
+        var bursts: Samples
         var firstOfBurst: Double
         /// notify-floor's lateness over the same pattern of instants.
         var floorLateness: Samples
-        /// notify-floor's bursts, each right after one of heraldd's: its first call → last received, µs.
-        var floorBursts: [Double]
-
-        var burst: Double { Self.median(bursts) }
-        var floorBurst: Double { Self.median(floorBursts) }
-
-        static func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
+        /// notify-floor's bursts, each right after one of heraldd's: its first call → last received.
+        var floorBursts: Samples
     }
 
     /// Schedules the lateness jobs and the burst, waits for all of them, and measures; then
@@ -423,11 +415,12 @@ final class BenchRun {
         try awaitKeys(timedKeys, until: floorStart + spread + .seconds(10), what: "notify-floor's timed popups")
         var floorLateness = Samples()
         for key in timedKeys { floorLateness.record(microseconds: (arrivals[key]! - floorDue[key.index]).microseconds) }
-        var bursts = [Double((burstArrivals.max()! - burstAt).microseconds)]
-        var floorBursts = [try floorBurst(round: 0)]
+        var bursts = Samples(), floorBursts = Samples()
+        bursts.record(microseconds: (burstArrivals.max()! - burstAt).microseconds)
+        floorBursts.record(microseconds: try floorBurst(round: 0))
         for round in 1..<plan.burstRounds {
-            bursts.append(try burst(round: round))
-            floorBursts.append(try floorBurst(round: round))
+            bursts.record(microseconds: try burst(round: round))
+            floorBursts.record(microseconds: try floorBurst(round: round))
         }
         return Fired(lateness: lateness, bursts: bursts, firstOfBurst: Double((burstArrivals.min()! - burstAt).microseconds),
                      floorLateness: floorLateness, floorBursts: floorBursts)
@@ -435,7 +428,7 @@ final class BenchRun {
 
     /// Another `plan.burst` jobs due at one instant, imported while heraldd holds its queue:
     /// due → last received, µs. Round `round` has keys of its own.
-    private func burst(round: Int) throws(BenchError) -> Double {
+    private func burst(round: Int) throws(BenchError) -> Int64 {
         let at = TimestampingServer.wallClock() + .seconds(3 + Int64(plan.jobs / 100_000))
         let keys = (0..<plan.burst).map { Workload.Key(.burst, round * plan.burst + $0) }
         let file = directory + "/burst-\(round).jsonl"
@@ -446,11 +439,11 @@ final class BenchRun {
             throw BenchError("set-up too slow: burst \(round + 1) was imported only \(margin) before it was due")
         }
         try awaitKeys(Set(keys), until: at + .seconds(30), what: "popups of burst \(round + 1)")
-        return Double((keys.map { arrivals[$0]! }.max()! - at).microseconds)
+        return (keys.map { arrivals[$0]! }.max()! - at).microseconds
     }
 
     /// notify-floor's `plan.burst` synchronous calls: its first call → last received, µs.
-    private func floorBurst(round: Int) throws(BenchError) -> Double {
+    private func floorBurst(round: Int) throws(BenchError) -> Int64 {
         let first = round * plan.burst
         let printed = try runFloor([floors.notify, "burst", String(Workload.Group.floorBurst.rawValue), String(plan.burst), String(first)])
         guard let startNs = Int64(printed.trimmingCharacters(in: .whitespacesAndNewlines)) else {
@@ -458,7 +451,7 @@ final class BenchRun {
         }
         let keys = Set((first..<first + plan.burst).map { Workload.Key(.floorBurst, $0) })
         try awaitKeys(keys, until: TimestampingServer.wallClock() + .seconds(30), what: "notify-floor's burst popups")
-        return Double(keys.map { arrivals[$0]! }.max()!.microseconds - startNs / 1000)
+        return keys.map { arrivals[$0]! }.max()!.microseconds - startNs / 1000
     }
 
     /// `plan.lateness` instants spaced evenly over `spread` from `start`, each at a random
