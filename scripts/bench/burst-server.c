@@ -3,12 +3,17 @@
  * burst measures heraldd, libnotify and the bus, not the server.
  *
  *   cc -O2 -o /tmp/burst-server scripts/bench/burst-server.c $(pkg-config --cflags --libs gio-2.0)
- *   /tmp/burst-server FILE        (on the session bus; prints "ready" once it owns the name)
+ *   /tmp/burst-server FILE [WORK_US]   (on the session bus; prints "ready" once it owns the name)
+ *
+ * WORK_US (0 by default): microseconds of CPU the server spends on each Notify before it answers,
+ * as a desktop's server does drawing the popup; the burst then shares the cores with a server
+ * that works, not one that only answers (BENCHMARKS.md, "a burst inside heraldd's process").
  */
 #include <gio/gio.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
-static FILE *out; static guint32 nid;
+static FILE *out; static guint32 nid; static long work_us;
 static const char xml[] = "<node><interface name='org.freedesktop.Notifications'>"
 "<method name='Notify'><arg type='s' direction='in'/><arg type='u' direction='in'/><arg type='s' direction='in'/><arg type='s' direction='in'/><arg type='s' direction='in'/><arg type='as' direction='in'/><arg type='a{sv}' direction='in'/><arg type='i' direction='in'/><arg type='u' direction='out'/></method>"
 "<method name='CloseNotification'><arg type='u' direction='in'/></method>"
@@ -21,6 +26,8 @@ static void call(GDBusConnection *c, const gchar *sender, const gchar *path, con
         struct timespec t; clock_gettime(CLOCK_REALTIME, &t);
         const gchar *summary; g_variant_get_child(p, 3, "&s", &summary);
         fprintf(out, "%lld %s\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec, summary); fflush(out);
+        struct timespec from, now; clock_gettime(CLOCK_MONOTONIC, &from);
+        do clock_gettime(CLOCK_MONOTONIC, &now); while ((now.tv_sec - from.tv_sec) * 1000000L + (now.tv_nsec - from.tv_nsec) / 1000 < work_us);
         g_dbus_method_invocation_return_value(inv, g_variant_new("(u)", ++nid));
     } else if (!g_strcmp0(method, "GetCapabilities")) {
         const gchar *caps[] = {"body", "actions", NULL};
@@ -36,7 +43,10 @@ static void acquired(GDBusConnection *c, const gchar *name, gpointer d) {
 }
 static void named(GDBusConnection *c, const gchar *name, gpointer d) { printf("ready\n"); fflush(stdout); }
 int main(int argc, char **argv) {
+    if (argc < 2 || argc > 3) { fprintf(stderr, "usage: burst-server FILE [WORK_US]\n"); return 64; }
     out = fopen(argv[1], "w");
+    if (!out) { perror(argv[1]); return 1; }
+    work_us = argc == 3 ? atol(argv[2]) : 0;
     g_bus_own_name(G_BUS_TYPE_SESSION, "org.freedesktop.Notifications", 0, acquired, named, NULL, NULL, NULL);
     g_main_loop_run(g_main_loop_new(NULL, FALSE));
 }

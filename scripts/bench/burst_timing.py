@@ -5,6 +5,7 @@ last Notify received and the CPU heraldd, the server and the bus used over the b
 usage: burst_timing.py BIN_DIR N [SERVER [FLOOR]]   (SERVER: the built burst-server, default /tmp/burst-server;
 FLOOR: the built notify-floor.c, default /tmp/notify-floor, run against the same server right after: the
 ratio of heraldd's burst to N synchronous libnotify calls)
+SERVER_WORK_US=N has the server spend N µs of CPU on each Notify before it answers (a server that draws).
 QUEUED=N first files N reminders due a day later (as make bench's 100,000 queued jobs); the gaps
 between consecutive arrivals are printed for heraldd and the floor (a burst slowed throughout, or
 in bubbles). WRAP="perf record -g -o FILE" runs heraldd under another tool; PERF=FILE records heraldd with perf over
@@ -19,7 +20,7 @@ from herald_scripts import bus as private_bus, procfs  # noqa: E402
 bus, address = private_bus.start(base)
 env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address, HERALD_CONFIG=base + '/config.yaml')
 open(base + '/config.yaml', 'w').write('limits:\n  jobs: 3000000\n')
-srv = subprocess.Popen([server, base + '/arrivals'], env=env, stdout=subprocess.PIPE, text=True)
+srv = subprocess.Popen([server, base + '/arrivals'] + ([os.environ['SERVER_WORK_US']] if os.environ.get('SERVER_WORK_US') else []), env=env, stdout=subprocess.PIPE, text=True)
 srv.stdout.readline()
 spool = base + '/spool'
 d = subprocess.Popen(os.environ.get('WRAP', '').split() + [bindir + '/heraldd', '--spool', spool], env=env,
