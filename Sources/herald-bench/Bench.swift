@@ -84,7 +84,11 @@ struct Bench: ParsableCommand {
             throw ValidationError("\(name): \(value) must be at least 1")
         }
         guard spread > 0, idle > 0 else { throw ValidationError("--spread and --idle must be more than 0 seconds") }
+        // Each of the bursts has keys of its own (round × burst + k): a bound keeps them in range.
+        guard burst <= Self.maxBurst else { throw ValidationError("--burst: \(burst) must be at most \(Self.maxBurst)") }
     }
+
+    static let maxBurst = 1_000_000
 
     func run() throws {
         closeInheritedDescriptorsOnExec()

@@ -72,6 +72,13 @@ import Testing
         #expect(left.isEmpty, "the working directory is removed: \(left)")
     }
 
+    @Test func aBurstTooLargeForItsRoundsIsRefused() throws {
+        let r = try run(["--burst", "1000001"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--burst: 1000001 must be at most 1000000"), "\(r.stderr)")
+        #expect(!r.stdout.contains("| figure"))
+    }
+
     @Test func aBrokenSetUpStopsWithAClearMessage() throws {
         let missing = try run(["--smoke", "--bin", "/nonexistent"])
         #expect(missing.status == 1)

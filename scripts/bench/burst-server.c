@@ -9,6 +9,7 @@
  * as a desktop's server does drawing the popup; the burst then shares the cores with a server
  * that works, not one that only answers (BENCHMARKS.md, "a burst inside heraldd's process").
  */
+#include <errno.h>
 #include <gio/gio.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,10 @@ static void call(GDBusConnection *c, const gchar *sender, const gchar *path, con
         struct timespec t; clock_gettime(CLOCK_REALTIME, &t);
         const gchar *summary; g_variant_get_child(p, 3, "&s", &summary);
         fprintf(out, "%lld %s\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec, summary); fflush(out);
-        struct timespec from, now; clock_gettime(CLOCK_MONOTONIC, &from);
-        do clock_gettime(CLOCK_MONOTONIC, &now); while ((now.tv_sec - from.tv_sec) * 1000000L + (now.tv_nsec - from.tv_nsec) / 1000 < work_us);
+        if (work_us > 0) {
+            struct timespec from, now; clock_gettime(CLOCK_MONOTONIC, &from);
+            do clock_gettime(CLOCK_MONOTONIC, &now); while ((now.tv_sec - from.tv_sec) * 1000000L + (now.tv_nsec - from.tv_nsec) / 1000 < work_us);
+        }
         g_dbus_method_invocation_return_value(inv, g_variant_new("(u)", ++nid));
     } else if (!g_strcmp0(method, "GetCapabilities")) {
         const gchar *caps[] = {"body", "actions", NULL};
@@ -44,9 +47,17 @@ static void acquired(GDBusConnection *c, const gchar *name, gpointer d) {
 static void named(GDBusConnection *c, const gchar *name, gpointer d) { printf("ready\n"); fflush(stdout); }
 int main(int argc, char **argv) {
     if (argc < 2 || argc > 3) { fprintf(stderr, "usage: burst-server FILE [WORK_US]\n"); return 64; }
+    if (argc == 3) {
+        char *end; errno = 0;
+        work_us = strtol(argv[2], &end, 10);
+        /* A second per popup is already far beyond any server: more is a typo. */
+        if (errno || end == argv[2] || *end || work_us < 0 || work_us > 1000000) {
+            fprintf(stderr, "burst-server: WORK_US %s is not a number of microseconds from 0 to 1000000\n", argv[2]);
+            return 64;
+        }
+    }
     out = fopen(argv[1], "w");
     if (!out) { perror(argv[1]); return 1; }
-    work_us = argc == 3 ? atol(argv[2]) : 0;
     g_bus_own_name(G_BUS_TYPE_SESSION, "org.freedesktop.Notifications", 0, acquired, named, NULL, NULL, NULL);
     g_main_loop_run(g_main_loop_new(NULL, FALSE));
 }

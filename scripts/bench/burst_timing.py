@@ -21,7 +21,9 @@ bus, address = private_bus.start(base)
 env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address, HERALD_CONFIG=base + '/config.yaml')
 open(base + '/config.yaml', 'w').write('limits:\n  jobs: 3000000\n')
 srv = subprocess.Popen([server, base + '/arrivals'] + ([os.environ['SERVER_WORK_US']] if os.environ.get('SERVER_WORK_US') else []), env=env, stdout=subprocess.PIPE, text=True)
-srv.stdout.readline()
+if srv.stdout.readline().strip() != 'ready':  # it said why on stderr
+    bus.terminate(); bus.wait(); shutil.rmtree(base)
+    sys.exit('burst_timing: the server did not start (exit status %s)' % srv.wait())
 spool = base + '/spool'
 d = subprocess.Popen(os.environ.get('WRAP', '').split() + [bindir + '/heraldd', '--spool', spool], env=env,
                      stdout=subprocess.DEVNULL, stderr=open(base + '/heraldd.log', 'w'))

@@ -12,6 +12,7 @@
  * measure heraldd. herald-bench builds and runs it (make bench):
  *   cc -O2 -o notify-floor scripts/bench/notify-floor.c $(pkg-config --cflags --libs libnotify)
  */
+#include <errno.h>
 #include <libnotify/notify.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +44,17 @@ static void show(const char *prefix, long k) {
     if (!notify_notification_show(n, &error)) { fprintf(stderr, "notify-floor: %s\n", error->message); exit(1); }
 }
 
+/* A burst's N or FIRST: a whole number up to 10^9, so that FIRST + N cannot overflow. */
+static long count(const char *text, const char *what) {
+    char *end; errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 0 || v > 1000000000L) {
+        fprintf(stderr, "notify-floor: %s %s is not a whole number from 0 to 1000000000\n", what, text);
+        exit(64);
+    }
+    return v;
+}
+
 int main(int argc, char **argv) {
     if (argc != 4 && !(argc == 5 && argv[1][0] == 'b')) {
         fprintf(stderr, "usage: notify-floor burst PREFIX N [FIRST] | timed PREFIX FILE\n");
@@ -51,7 +63,7 @@ int main(int argc, char **argv) {
     if (!notify_init("herald-floor")) { fprintf(stderr, "notify-floor: notify_init failed\n"); return 1; }
     const char *prefix = argv[2];
     if (argv[1][0] == 'b') {
-        long n = atol(argv[3]), first = argc == 5 ? atol(argv[4]) : 0;
+        long n = count(argv[3], "N"), first = argc == 5 ? count(argv[4], "FIRST") : 0;
         struct timespec t; clock_gettime(CLOCK_REALTIME, &t);
         printf("%lld\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec);
         for (long k = first; k < first + n; k++) show(prefix, k);
