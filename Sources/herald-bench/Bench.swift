@@ -36,7 +36,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds over which the lateness jobs are spread.", valueName: "seconds"))
     var spread = 20.0
 
-    @Option(help: "Jobs due at the same instant, in each of five bursts (two in a smoke run), each followed by the floor's.")
+    @Option(help: "Jobs due at the same instant (at most 1,000,000), in each of five bursts (two in a smoke run), each followed by the floor's.")
     var burst = 1_000
 
     @Option(help: "Jobs renamed into new/ one at a time, due at once.")
