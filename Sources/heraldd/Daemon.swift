@@ -343,7 +343,16 @@ final class Daemon: @unchecked Sendable {
     /// The spool's part goes to the spool queue as one block, in order, and what it finds comes
     /// back as one step: a burst's records and reads wake each queue once per step, not per popup.
     private func apply(_ effects: [EngineEffect]) {
-        var spoolWork: [@Sendable () -> EngineEvent?] = []
+        var spoolWork: [@Sendable () -> [EngineEvent]] = []
+        // A step's history lines go in one append, at the place of its first: each still lands
+        // before the rename it records (BENCHMARKS.md, "Issue 41: heraldd's own renames"). A
+        // reply ends a group: what it says about failures is about the work before it alone.
+        var historyGroups: [[HistoryRecord]] = [[]]
+        for effect in effects {
+            if case .spool(.appendHistory(let record)) = effect { historyGroups[historyGroups.count - 1].append(record) }
+            if case .reply = effect { historyGroups.append([]) }
+        }
+        var historyGroup = 0, historyQueued = false
         for effect in effects {
             switch effect {
             case .show(let request):
@@ -351,25 +360,38 @@ final class Daemon: @unchecked Sendable {
                 notifier.show(request) { [weak self] result in self?.answered(.shown(jobID: request.jobID, result)) }
             case .load(let request):
                 let zone = engine.localZone
-                spoolWork.append { [self] in worker.load(request, localZone: zone) }
+                spoolWork.append { [self] in [worker.load(request, localZone: zone)] }
+            case .spool(.appendHistory):
+                guard !historyQueued else { break }
+                historyQueued = true
+                let history = historyGroups[historyGroup]
+                spoolWork.append { [self] in
+                    let failures = worker.appendHistory(history)
+                    for case .operationFailed(let operation, _) in failures {
+                        if let id = operation.jobID, spoolFailures.count < 1024 { spoolFailures.insert(id) }
+                    }
+                    return failures
+                }
             case .spool(let operation):
                 spoolWork.append { [self] in
-                    guard let failure = worker.carryOut(operation, now: clock.now) else { return nil }
+                    guard let failure = worker.carryOut(operation, now: clock.now) else { return [] }
                     if let id = operation.jobID, spoolFailures.count < 1024 { spoolFailures.insert(id) }
-                    return failure
+                    return [failure]
                 }
             case .reply(let ticket, let answer):
+                historyGroup += 1
+                historyQueued = false
                 guard let (id, reply) = replies.removeValue(forKey: ticket) else { break }
                 // The spool queue is serial: the request's renames and lines are done by now.
                 spoolWork.append { [self] in
                     reply(spoolFailures.remove(id) != nil ? .refused(ClientRefusal(.failed, "heraldd could not change the spool (see its log)")) : answer)
-                    return nil
+                    return []
                 }
             case .listJobs:
                 spoolWork.append { [self] in
-                    do { return .jobsListed(try worker.listJobs().jobs) } catch {
+                    do { return [.jobsListed(try worker.listJobs().jobs)] } catch {
                         logger.error("Cannot list jobs/", metadata: ["error": "\(error)"])
-                        return nil
+                        return []
                     }
                 }
             case .readIntake(let request):
@@ -412,7 +434,7 @@ final class Daemon: @unchecked Sendable {
                 var found: [EngineEvent] = []
                 for (index, item) in work.enumerated() {
                     if index > 0 { CoreSharing.shared.between() }
-                    if let event = item() { found.append(event) }
+                    found += item()
                 }
                 guard !found.isEmpty else { return }
                 let events = found

@@ -203,3 +203,50 @@ struct IntakeReaderTests {
     }
 
 }
+
+/// A step's history lines, appended together.
+struct HistoryAppendTests {
+    let dir = TemporaryDirectory()
+    let logs = MemoryLogHandlerBox()
+    let now = ISO8601.parseInstant("2026-11-22T08:00:00Z")!
+    var spool: Spool { Spool(root: dir.path + "/spool") }
+    var worker: SpoolWorker { SpoolWorker(spool: spool, logger: logs.logger()) }
+
+    func records(_ count: Int, title: String = "t") -> [HistoryRecord] {
+        (0..<count).map { HistoryRecord(time: now, id: "h\($0)", kind: .reminder, role: .reminder, due: now, outcome: .shown, title: title) }
+    }
+
+    /// Whole lines of history.jsonl, in order.
+    func lines() throws -> [String] {
+        try String(decoding: FileSystem.read(spool.historyPath), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    @Test func linesLandWholeInOrderAfterWhatWasThere() throws {
+        try spool.prepare()
+        try FileSystem.appendLine(records(1)[0].jsonLine, to: spool.historyPath)
+        let batch = records(20)
+        #expect(worker.appendHistory(batch).isEmpty)
+        #expect(try lines() == [records(1)[0].jsonLine] + batch.map(\.jsonLine) + [""])
+    }
+
+    @Test func moreThanAPieceIsWrittenInPiecesOfWholeLines() throws {
+        try spool.prepare()
+        // About 1 KB a line: 300 lines are several pieces.
+        let batch = records(300, title: String(repeating: "x", count: 1_000))
+        #expect(batch.map(\.jsonLine.utf8.count).reduce(0, +) > 4 * SpoolWorker.historyPiece)
+        #expect(worker.appendHistory(batch).isEmpty)
+        #expect(try lines() == batch.map(\.jsonLine) + [""])
+        #expect(try lines().allSatisfy { $0.isEmpty || HistoryRecord(jsonLine: Substring($0)) != nil })
+    }
+
+    @Test func aLineThatCannotBeWrittenComesBackAsAFailureEach() throws {
+        try spool.prepare()
+        // Something that is not a file where the history goes: nothing is written, each line fails.
+        #expect(mkdir(spool.historyPath, 0o700) == 0)
+        let batch = records(3)
+        let failed = worker.appendHistory(batch).compactMap { event -> String? in
+            if case .operationFailed(.appendHistory(let record), _) = event { record.id } else { nil }
+        }
+        #expect(failed == ["h0", "h1", "h2"])
+    }
+}

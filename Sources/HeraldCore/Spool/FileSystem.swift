@@ -150,7 +150,12 @@ public enum FileSystem {
             // One write(2) of the whole line: O_APPEND makes it land whole at the end.
             let bytes = Array((line + "\n").utf8)
             let n = bytes.withUnsafeBytes { write(file.raw, $0.baseAddress!, $0.count) }
-            guard n == bytes.count else { throw fail("append to", path) }
+            guard n == bytes.count else {
+                let error = fail("append to", path)
+                // A write cut short (a full disk) ends mid-line: the next append starts a line of its own.
+                if n > 0 { _ = write(file.raw, "\n", 1) }
+                throw error
+            }
             return
         }
         throw FileSystemError(operation: "append to", path: path, code: EAGAIN)
