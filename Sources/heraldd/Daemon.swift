@@ -343,6 +343,11 @@ final class Daemon: @unchecked Sendable {
     /// The spool's part goes to the spool queue as one block, in order, and what it finds comes
     /// back as one step: a burst's records and reads wake each queue once per step, not per popup.
     private func apply(_ effects: [EngineEffect]) {
+        // The step's log lines go out together, once its effects are carried out.
+        LogWriter.holding { carryOut(effects) }
+    }
+
+    private func carryOut(_ effects: [EngineEffect]) {
         var spoolWork: [@Sendable () -> [EngineEvent]] = []
         // A step's history lines go in one append, at the place of its first: each still lands
         // before the rename it records (BENCHMARKS.md, "Issue 41: heraldd's own renames"). A

@@ -205,13 +205,7 @@ struct IntakeReaderTests {
 }
 
 /// A step's history lines, appended together.
-struct HistoryAppendTests {
-    let dir = TemporaryDirectory()
-    let logs = MemoryLogHandlerBox()
-    let now = ISO8601.parseInstant("2026-11-22T08:00:00Z")!
-    var spool: Spool { Spool(root: dir.path + "/spool") }
-    var worker: SpoolWorker { SpoolWorker(spool: spool, logger: logs.logger()) }
-
+extension SpoolWorkerTests {
     func records(_ count: Int, title: String = "t") -> [HistoryRecord] {
         (0..<count).map { HistoryRecord(time: now, id: "h\($0)", kind: .reminder, role: .reminder, due: now, outcome: .shown, title: title) }
     }
