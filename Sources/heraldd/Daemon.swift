@@ -209,7 +209,7 @@ final class Daemon: @unchecked Sendable {
         timer.setEventHandler { [unowned self] in send(.timerFired) }
         timer.resume()
         self.timer = timer
-        watcher = try SpoolWatcher(spool: settings.spool, queue: queue) { [unowned self] changes in
+        watcher = try SpoolWatcher(spool: settings.spool, queue: queue, clock: { DispatchTime.now().uptimeNanoseconds }) { [unowned self] changes in
             if changes.quietChanged { send(.quietSwitched(settings.spool.quietSwitch())) }
             if changes.overflowed { return send(.watchOverflowed) }
             if !changes.intake.isEmpty { send(.intakeAppeared(changes.intake)) }

@@ -68,6 +68,8 @@ struct SpoolWatcherTests {
         }
     }
 
+    static let clock: @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+
     private func makeJobs(_ count: Int) throws -> [String] {
         try spool.prepare()
         let names = (0..<count).map { "w-\($0).json" }
@@ -81,7 +83,7 @@ struct SpoolWatcherTests {
         let queue = DispatchQueue(label: "test.watch")
         let seen = Seen()
         let span: UInt64 = 10_000_000
-        let watcher = try SpoolWatcher(spool: spool, queue: queue, pace: span) { seen.take($0) }
+        let watcher = try SpoolWatcher(spool: spool, queue: queue, pace: span, clock: Self.clock) { seen.take($0) }
         defer { queue.sync { watcher.cancel() } }
         let started = DispatchTime.now().uptimeNanoseconds
         for name in names { #expect(rename(spool.jobs + "/" + name, spool.done + "/" + name) == 0) }
@@ -99,7 +101,7 @@ struct SpoolWatcherTests {
         let queue = DispatchQueue(label: "test.watch")
         let seen = Seen()
         // A span far longer than the test waits: what arrives, arrived without waiting for it.
-        var watcher: SpoolWatcher? = try SpoolWatcher(spool: spool, queue: queue, pace: 600_000_000_000) { seen.take($0) }
+        var watcher: SpoolWatcher? = try SpoolWatcher(spool: spool, queue: queue, pace: 600_000_000_000, clock: Self.clock) { seen.take($0) }
         defer { if let watcher { queue.sync { watcher.cancel() } } }  // a failed check leaves no thread behind
         func move(_ name: String) { #expect(rename(spool.jobs + "/" + name, spool.done + "/" + name) == 0) }
         move(names[0])
@@ -111,20 +113,18 @@ struct SpoolWatcherTests {
         queue.sync { watcher!.handleQueuedEvents() }
         #expect(seen.removed.withLock { $0 } == names)
         #expect(watcher!.readings == 2)
-        // Cancelled in its wait, the thread ends (it held the watcher) long before the span.
-        weak var gone = watcher
-        queue.sync { watcher!.cancel() }
+        // Cancelled in its wait, the thread ends long before the span.
+        let ending = watcher!
+        queue.sync { ending.cancel() }
         watcher = nil
-        let ended = DispatchTime.now().uptimeNanoseconds + 20_000_000_000
-        while gone != nil && DispatchTime.now().uptimeNanoseconds < ended { usleep(10_000) }
-        #expect(gone == nil)
+        #expect(ending.threadEnded.wait(timeout: .now() + 20) == .success)
     }
 
     @Test func aFileDroppedIntoNewIsReadAtOnceWhileJobsWaitsOutItsSpan() throws {
         let names = try makeJobs(3)
         let queue = DispatchQueue(label: "test.watch")
         let seen = Seen()
-        let watcher = try SpoolWatcher(spool: spool, queue: queue, pace: 600_000_000_000) { seen.take($0) }
+        let watcher = try SpoolWatcher(spool: spool, queue: queue, pace: 600_000_000_000, clock: Self.clock) { seen.take($0) }
         defer { queue.sync { watcher.cancel() } }
         func move(_ name: String) { #expect(rename(spool.jobs + "/" + name, spool.done + "/" + name) == 0) }
         move(names[0])
@@ -146,15 +146,13 @@ struct SpoolWatcherTests {
         let names = try makeJobs(SpoolWatcher.pendingLimit + 100)
         let queue = DispatchQueue(label: "test.watch")
         let seen = Seen()
-        let watcher = try SpoolWatcher(spool: spool, queue: queue, pace: 0) { seen.take($0) }
+        let watcher = try SpoolWatcher(spool: spool, queue: queue, pace: 0, clock: Self.clock) { seen.take($0) }
         defer { queue.sync { watcher.cancel() } }
         let held = DispatchSemaphore(value: 0)
         queue.async { held.wait() }  // the scheduler's queue is busy: nothing is handed over
         for name in names { #expect(rename(spool.jobs + "/" + name, spool.done + "/" + name) == 0) }
         // The thread goes on reading the kernel's events; past the limit they become a rescan.
-        let ended = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
-        while !watcher.pendingOverflowed && DispatchTime.now().uptimeNanoseconds < ended { usleep(10_000) }
-        #expect(watcher.pendingOverflowed)
+        #expect(watcher.pendingDropped.wait(timeout: .now() + 30) == .success)
         held.signal()
         queue.sync {}
         let rescan = seen.overflowed.load(ordering: .sequentiallyConsistent)
@@ -166,19 +164,16 @@ struct SpoolWatcherTests {
         let names = try makeJobs(2)
         let queue = DispatchQueue(label: "test.watch")
         let seen = Seen()
-        var watcher: SpoolWatcher? = try SpoolWatcher(spool: spool, queue: queue, pace: 0) { seen.take($0) }
+        var watcher: SpoolWatcher? = try SpoolWatcher(spool: spool, queue: queue, pace: 0, clock: Self.clock) { seen.take($0) }
         #expect(rename(spool.jobs + "/" + names[0], spool.done + "/" + names[0]) == 0)
         #expect(seen.await(1))
         queue.sync { watcher!.cancel() }
         #expect(rename(spool.jobs + "/" + names[1], spool.done + "/" + names[1]) == 0)
         queue.sync { watcher!.handleQueuedEvents() }
-        // Once the thread has ended (it held the watcher), whatever it handed over is on the
-        // queue: nothing of it may reach the handler.
-        weak var gone = watcher
+        // Once the thread has ended, whatever it handed over is on the queue: nothing of it may
+        // reach the handler.
+        #expect(watcher!.threadEnded.wait(timeout: .now() + 20) == .success)
         watcher = nil
-        let ended = DispatchTime.now().uptimeNanoseconds + 20_000_000_000
-        while gone != nil && DispatchTime.now().uptimeNanoseconds < ended { usleep(10_000) }
-        #expect(gone == nil)
         queue.sync {}
         #expect(seen.removed.withLock { $0 } == [names[0]])
     }

@@ -60,6 +60,8 @@ public final class SpoolWatcher: @unchecked Sendable {
     private let queue: DispatchQueue
     private let handler: (Changes) -> Void
     private let span: UInt64
+    /// Monotonic nanoseconds, for the pace.
+    private let clock: @Sendable () -> UInt64
     private let shared = Mutex(Shared())
     /// One buffer for the watcher's life, never zero-filled: the kernel writes what it reads.
     /// Used under `shared`'s lock (which is held over its reading, and the renames of unsafe
@@ -70,10 +72,11 @@ public final class SpoolWatcher: @unchecked Sendable {
     /// long the scheduler's queue is busy.
     static let pendingLimit = 16_384
 
-    /// - Parameter pace: nanoseconds between readings in a run of changes (`ReadingPace`); 0
-    ///   reads each at once.
+    /// - Parameters:
+    ///   - pace: nanoseconds between readings in a run of changes (`ReadingPace`); 0 reads each at once.
+    ///   - clock: monotonic nanoseconds (the caller's clock: HeraldCore reads none of its own).
     /// - Throws: `FileSystemError` when inotify or its thread cannot be set up.
-    public init(spool: Spool, queue: DispatchQueue, pace: UInt64 = ReadingPace.span,
+    public init(spool: Spool, queue: DispatchQueue, pace: UInt64 = ReadingPace.span, clock: @escaping @Sendable () -> UInt64,
                 handler: @escaping (Changes) -> Void) throws {
         guard let intake = Descriptor(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))),
               let jobs = Descriptor(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))) else {
@@ -89,6 +92,7 @@ public final class SpoolWatcher: @unchecked Sendable {
         self.queue = queue
         self.handler = handler
         self.span = pace
+        self.clock = clock
         // IN_CREATE too: a symlink, directory, FIFO, socket or hard link made in new/ has no
         // other event (a file still open for writing is left for its IN_CLOSE_WRITE).
         newWatch = inotify_add_watch(intake.raw, spool.new, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE))
@@ -131,12 +135,15 @@ public final class SpoolWatcher: @unchecked Sendable {
     /// Times the thread read the kernel's events (not `handleQueuedEvents`).
     public var readings: Int { shared.withLock { $0.readings } }
 
-    /// Whether what waits to be handed over has become a rescan (tests).
-    var pendingOverflowed: Bool { shared.withLock { $0.pending.overflowed } }
+    /// Signalled when the thread has ended (tests wait for it).
+    let threadEnded = DispatchSemaphore(value: 0)
+    /// Signalled each time what waits to be handed over becomes a rescan (tests wait for it).
+    let pendingDropped = DispatchSemaphore(value: 0)
 
     /// The thread: waits for events, reads them, hands them to `queue`; within a span of the
     /// last reading, first waits that span out (or until `new/` or the spool's directory changes).
     private func waitAndRead() {
+        defer { threadEnded.signal() }
         var pace = ReadingPace(span: span)
         while true {
             guard wait(for: [intake, jobs], milliseconds: -1) != .stopped else { return }
@@ -149,12 +156,12 @@ public final class SpoolWatcher: @unchecked Sendable {
                 return true
             }
             if handOver { queue.async { [self] in handOverPending() } }
-            if pace.read(at: DispatchTime.now().uptimeNanoseconds) {
+            if pace.read(at: clock()) {
                 let milliseconds = pace.span / 1_000_000 + (pace.span % 1_000_000 == 0 ? 0 : 1)
                 switch wait(for: [intake], milliseconds: Int32(clamping: milliseconds)) {
                 case .stopped: return
                 case .events: continue  // read now; the span starts again from that reading
-                case .timedOut: pace.resumed(at: DispatchTime.now().uptimeNanoseconds)
+                case .timedOut: pace.resumed(at: clock())
                 }
             }
         }
@@ -202,6 +209,7 @@ public final class SpoolWatcher: @unchecked Sendable {
         if state.pending.count > Self.pendingLimit {
             let quiet = state.pending.quietChanged
             state.pending = Changes(overflowed: true, quietChanged: quiet)
+            pendingDropped.signal()
         }
     }
 
