@@ -42,6 +42,22 @@ static inline unsigned int herald_watch_name_owner(GDBusConnection *connection, 
                                               G_DBUS_SIGNAL_FLAGS_NONE, callback, user_data, NULL);
 }
 
+/// Subscribes to the notification server's NotificationClosed on `connection` (every id: the
+/// notifier keeps those that come before the answer to the show that made them).
+static inline unsigned int herald_watch_notification_closed(GDBusConnection *connection, GDBusSignalCallback callback,
+                                                            void *user_data) {
+    return g_dbus_connection_signal_subscribe(connection, "org.freedesktop.Notifications", "org.freedesktop.Notifications",
+                                              "NotificationClosed", "/org/freedesktop/Notifications", NULL,
+                                              G_DBUS_SIGNAL_FLAGS_NONE, callback, user_data, NULL);
+}
+
+/// The id and reason of a NotificationClosed "(uu)"; 0 when the parameters are not that.
+static inline int herald_closed_signal(GVariant *parameters, guint32 *id, guint32 *reason) {
+    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(uu)"))) return 0;
+    g_variant_get(parameters, "(uu)", id, reason);
+    return 1;
+}
+
 /// An owner in a NameOwnerChanged signal: the old one (`which` 1) or the new one (2), or ""
 /// for none.
 static inline const char *herald_name_owner_changed_owner(GVariant *parameters, gsize which) {

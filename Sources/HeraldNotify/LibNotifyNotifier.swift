@@ -46,6 +46,22 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// Answers are held while at least this many shows are still queued behind them: half the
     /// outbox's window, so the engine hands out the next half while the first is being shown.
     static let holdAnswersWhileQueued = Outbox.Policy().window / 2
+    /// New popups go out on these, up to `lanes.count` on the wire at once.
+    private let lanes = ShowLanes(count: LibNotifyNotifier.laneCount, name: "herald.show")
+    static let laneCount = 2
+    /// Shows waiting to start, in order (GLib thread only): for a lane, or, for one that goes
+    /// alone, for every lane's show to be answered.
+    private var waitingShows: [WaitingShow] = []
+    /// Shows on a lane, not yet answered (GLib thread only).
+    private var onLanes: [LaneShow] = []
+    /// Counts the times the popups were let go for a server that left: a lane's popup shown
+    /// before that (by the server that left) is not kept.
+    private var serverTurn = 0
+    /// NotificationClosed signals for ids no popup holds yet, heard while shows are on lanes: a
+    /// server may close a popup before its show's answer reaches the lane (libnotify, knowing no
+    /// id yet, drops the signal). Kept until no show is on a lane; at most `earlyClosingLimit`.
+    private var earlyClosings: [(id: Int32, reason: Int32)] = []
+    static let earlyClosingLimit = 64
     private let busHandlers: BusHandlersBox
     private let serverHandlers: ServerHandlersBox
     /// logind on the system bus, for inhibitor locks and sleep signals (GLib thread only).
@@ -74,6 +90,7 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
 
     deinit {
         g_log_remove_handler("libnotify", logHandler)
+        lanes.stop()
         glib.run { notify_uninit() }
         glib.stop()
     }
@@ -120,28 +137,103 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     }
 
     private func showQueued(_ request: NotificationRequest, queuedAt: UInt64, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
-        if let failure = lastFailure, queuedAt < failure.at {
-            completion(.failure(failure.error))
-            return
-        }
-        // KDE Plasma refuses a popup identical to the one before within 1 s
-        // (ExcessNotificationGeneration): such a one waits for the window to pass.
-        if let window = traits?.refusesRepeatWithin, let last = lastSent, last.key == Self.sameness(request) {
-            let now = DispatchTime.now().uptimeNanoseconds
-            let until = last.at + UInt64(window.microseconds) * 1000 + 20_000_000
-            if now < until {
-                glib.after(milliseconds: UInt32((until - now) / 1_000_000) + 1) { [self] in
-                    showQueued(request, queuedAt: queuedAt, completion: completion)
+        waitingShows.append(WaitingShow(request: request, queuedAt: queuedAt, completion: completion))
+        startWaitingShows()
+    }
+
+    /// Starts what waits, in order. A new popup for a job with none on screen or on a lane goes
+    /// out on a free lane; any other show (the first, which learns what the server is; an update
+    /// of a popup in place) goes alone, on this thread, once every lane's show is answered.
+    private func startWaitingShows() {
+        while let next = waitingShows.first {
+            if let failure = lastFailure, next.queuedAt < failure.at {
+                waitingShows.removeFirst()
+                next.completion(.failure(failure.error))
+                continue
+            }
+            // KDE Plasma refuses a popup identical to the one before within 1 s
+            // (ExcessNotificationGeneration): such a one waits for the window to pass.
+            if let window = traits?.refusesRepeatWithin, let last = lastSent, last.key == Self.sameness(next.request) {
+                let now = DispatchTime.now().uptimeNanoseconds
+                let until = last.at + UInt64(window.microseconds) * 1000 + 20_000_000
+                if now < until {
+                    waitingShows.removeFirst()
+                    glib.after(milliseconds: UInt32((until - now) / 1_000_000) + 1) { [self] in
+                        showQueued(next.request, queuedAt: next.queuedAt, completion: next.completion)
+                    }
+                    continue
                 }
-                return
+            }
+            let jobID = next.request.jobID
+            let alone = lanes.count == 0 || capabilities == nil || popups.of(job: jobID) != nil
+                || onLanes.contains { $0.prepared.request.jobID == jobID }
+            if alone {
+                guard onLanes.isEmpty else { return }
+                waitingShows.removeFirst()
+                let result = showOnGLibThread(next.request)
+                noteOutcome(result, of: next.request)
+                next.completion(result)
+            } else {
+                guard onLanes.count < lanes.count else { return }
+                waitingShows.removeFirst()
+                startOnLane(next)
             }
         }
-        let result = showOnGLibThread(request)
+    }
+
+    /// What a show's outcome changes: a failure stops the shows queued before it was seen; a
+    /// success is the last sent (for a server that refuses repeats) and means the bus is there.
+    private func noteOutcome(_ result: Result<Void, NotifierError>, of request: NotificationRequest) {
         if case .failure(let error) = result { lastFailure = (DispatchTime.now().uptimeNanoseconds, error) } else {
             lastSent = (Self.sameness(request), DispatchTime.now().uptimeNanoseconds)
             watchBus()
         }
-        completion(result)
+    }
+
+    /// Builds the popup here and has a lane make the call; the answer comes back to this thread.
+    private func startOnLane(_ waiting: WaitingShow) {
+        let show = LaneShow(prepared: prepare(waiting.request), completion: waiting.completion, serverTurn: serverTurn)
+        onLanes.append(show)
+        lastSent = (Self.sameness(waiting.request), DispatchTime.now().uptimeNanoseconds)
+        let lent = LentNotification(pointer: show.prepared.popup.notification)
+        lanes.run { [self] in
+            var error: UnsafeMutablePointer<GError>? = nil
+            let shown = notify_notification_show(lent.pointer, &error) != 0
+            let failure = LentError(pointer: error)
+            glib.run { [self] in finishOnLane(show, shown: shown, error: failure.pointer) }
+        }
+    }
+
+    /// A lane's show was answered: the popup is kept (or let go), the caller told, and what
+    /// waited for the lane starts.
+    private func finishOnLane(_ show: LaneShow, shown: Bool, error: UnsafeMutablePointer<GError>?) {
+        onLanes.removeAll { $0 === show }
+        let popup = show.prepared.popup
+        let closedAtOnce = shown ? closingBeforeAnswer(popup.notification) : nil
+        // Shown by a server that has left since: its popups were let go, and so is this one.
+        let current = show.serverTurn == serverTurn
+        let result = afterShow(show.prepared, shown: shown, error: error, keep: current && closedAtOnce == nil)
+        noteOutcome(result, of: show.prepared.request)
+        show.completion(result)
+        if current, let reason = closedAtOnce {
+            actionHandler.call(.closed(jobID: show.prepared.request.jobID, occurrence: show.prepared.request.occurrence,
+                                       CloseReason(code: reason)))
+        } else if case .success = result, show.closeWhenShown, popups.of(popup.notification) != nil {
+            popup.close()
+        }
+        if onLanes.isEmpty { earlyClosings.removeAll() }
+        startWaitingShows()
+    }
+
+    /// How the server closed a lane's popup before its answer was taken here, if it did:
+    /// libnotify heard it after the lane had the id (it then keeps the reason and forgets the
+    /// id), or before (it dropped the signal; `heardClosing` kept it).
+    private func closingBeforeAnswer(_ notification: UnsafeMutablePointer<NotifyNotification>) -> Int32? {
+        let reason = Int32(herald_notification_closed_reason(notification))
+        if reason != NOTIFY_CLOSED_REASON_UNSET.rawValue { return reason }
+        let id = Int32(herald_notification_id(notification))
+        guard let k = earlyClosings.firstIndex(where: { $0.id == id }) else { return nil }
+        return earlyClosings.remove(at: k).reason
     }
 
     /// Gives a show's answer now, or holds it while enough shows are queued behind it. A
@@ -262,6 +354,12 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
                 if notifier.serverHandlers.isSet { notifier.describeServer() }
             }
         }, me)
+        _ = herald_watch_notification_closed(connection, { _, _, _, _, _, parameters, data in
+            let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
+            var id: UInt32 = 0, reason: UInt32 = 0
+            guard let parameters, herald_closed_signal(parameters, &id, &reason) != 0 else { return }
+            notifier.heardClosing(id: Int32(bitPattern: id), reason: Int32(bitPattern: reason))
+        }, me)
         _ = herald_connection_on_closed(connection, { _, _, error, data in
             let notifier = Unmanaged<LibNotifyNotifier>.fromOpaque(data!).takeUnretainedValue()
             let why = error.map { String(cString: $0.pointee.message) } ?? "the bus went away"
@@ -287,7 +385,9 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// Closes job `jobID`'s popup, if one is on screen (the server answers with reason 3).
     public func close(jobID: String) {
         glib.run { [self] in
-            popups.of(job: jobID)?.close()
+            if let popup = popups.of(job: jobID) { return popup.close() }
+            // Its show is on a lane: the popup is closed once the server has given it an id.
+            onLanes.first { $0.prepared.request.jobID == jobID }?.closeWhenShown = true
         }
     }
 
@@ -323,6 +423,15 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
                                 : NotifierError(.noServer, detail: "GetServerInformation or GetCapabilities got no usable answer"))
             }
         }
+        let prepared = prepare(request)
+        var error: UnsafeMutablePointer<GError>? = nil
+        let shown = notify_notification_show(prepared.popup.notification, &error) != 0
+        return afterShow(prepared, shown: shown, error: error, keep: true)
+    }
+
+    /// Builds the libnotify object for `request` (a new one, or the job's popup on screen,
+    /// updated in place), ready for its show.
+    private func prepare(_ request: NotificationRequest) -> PreparedShow {
         // A server that draws fewer buttons gets the first ones; the body names the rest's commands.
         // (Its icon was checked before: `checkIcon`.)
         let request = request.fitted(maximumButtons: traits?.maximumButtons)
@@ -358,12 +467,19 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         case .file?: notify_notification_set_hint(notification, "suppress-sound", g_variant_new_boolean(1))
         case nil: break
         }
-        var error: UnsafeMutablePointer<GError>? = nil
-        if notify_notification_show(notification, &error) != 0 {
+        return PreparedShow(request: request, popup: popup, replacing: replacing, serverPlays: serverPlays)
+    }
+
+    /// Takes a show's answer: the popup kept (unless `keep` is false: its server has left) and
+    /// its sound started, or the error told. Frees `error`.
+    private func afterShow(_ prepared: PreparedShow, shown: Bool, error: UnsafeMutablePointer<GError>?, keep: Bool) -> Result<Void, NotifierError> {
+        let (request, popup, replacing, serverPlays) = (prepared.request, prepared.popup, prepared.replacing, prepared.serverPlays)
+        if shown && !keep { return .success(()) }
+        if shown {
             popup.acted = false
             // A server that hands out an id still held by another of our popups has replaced
             // that one: it is let go, so the id's signals reach only the newest popup.
-            let id = Int32(herald_notification_id(notification))
+            let id = Int32(herald_notification_id(popup.notification))
             if let other = popups.of(serverID: id), other !== popup {
                 actionHandler.call(.closed(jobID: other.jobID, occurrence: other.occurrence, .forRoom))
                 popups.remove(other)
@@ -432,7 +548,11 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// emitting the signal (the object is kept until then).
     private func closed(_ notification: UnsafeMutablePointer<NotifyNotification>) {
         guard let popup = popups.of(notification) else { return }
-        var reason = CloseReason(code: herald_notification_closed_reason(notification))
+        closed(popup, reasonCode: Int32(herald_notification_closed_reason(notification)))
+    }
+
+    private func closed(_ popup: ShownPopup, reasonCode: Int32) {
+        var reason = CloseReason(code: reasonCode)
         if reason == .expired && popup.pushedOut { reason = .forRoom }
         popups.remove(popup)
         let held = PopupHandle(popup: popup)
@@ -440,10 +560,21 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         actionHandler.call(.closed(jobID: popup.jobID, occurrence: popup.occurrence, reason))
     }
 
+    /// Every NotificationClosed on the bus: one for an id no popup holds, while shows are on
+    /// lanes, may be for one of them (libnotify drops it), and is kept until they are answered.
+    /// Any other is libnotify's to hand to its popup (`closed`).
+    private func heardClosing(id: Int32, reason: Int32) {
+        guard !onLanes.isEmpty, popups.of(serverID: id) == nil, earlyClosings.count < Self.earlyClosingLimit else { return }
+        earlyClosings.append((id, reason))
+    }
+
     /// The server that showed the popups is gone. The next numbers its popups from 1 again, so
     /// none is replaced in place (a stale replaces_id would replace another job's popup) and
     /// none is listened to (its signals would match the new server's ids): all are let go.
-    private func forgetAllPopups() { popups.removeAll() }
+    private func forgetAllPopups() {
+        popups.removeAll()
+        serverTurn &+= 1
+    }
 
     /// GetServerInformation asked directly, waiting 3 s at most; nil without a usable answer.
     private func quickIdentity() -> ServerInfo? {
@@ -552,6 +683,35 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
         g_object_unref(UnsafeMutableRawPointer(bus))
         return true
+    }
+}
+
+/// A show handed to the GLib thread and not started yet.
+private struct WaitingShow {
+    let request: NotificationRequest
+    let queuedAt: UInt64
+    let completion: @Sendable (Result<Void, NotifierError>) -> Void
+}
+
+/// A popup built for its show: the request as fitted to the server, the popup that owns the
+/// libnotify object, the one on screen it updates (if any), and whether the server plays sounds.
+private struct PreparedShow {
+    let request: NotificationRequest
+    let popup: ShownPopup
+    let replacing: ShownPopup?
+    let serverPlays: Bool
+}
+
+/// A show on a lane. Touched on the GLib thread only; the lane has the object's pointer alone
+/// (`LentNotification`), and the record crosses to the lane and back only to be handed on.
+private final class LaneShow: @unchecked Sendable {
+    let prepared: PreparedShow
+    let completion: @Sendable (Result<Void, NotifierError>) -> Void
+    let serverTurn: Int
+    /// Its job's popup was asked to close while the show was on the wire.
+    var closeWhenShown = false
+    init(prepared: PreparedShow, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void, serverTurn: Int) {
+        self.prepared = prepared; self.completion = completion; self.serverTurn = serverTurn
     }
 }
 

@@ -135,4 +135,52 @@ struct PopupEndToEndTests {
         let bad = try scene.herald("quiet", "off", "--for", "1h")
         #expect(bad.status == 64)
     }
+
+    /// `count` reminders due at one instant `ahead` seconds from now, as one import.
+    func burst(_ scene: Scene, _ count: Int, prefix: String, ahead: Double = 2) throws {
+        let at = ISO8601DateFormatter().string(from: Date().addingTimeInterval(ahead))
+        let lines = (0..<count).map { "{\"version\":1,\"kind\":\"reminder\",\"id\":\"\(prefix)\($0)\",\"at\":\"\(at)\",\"text\":\"\(prefix)-\($0)\"}" }
+        let imported = try scene.herald("import", "-", stdin: lines.joined(separator: "\n") + "\n")
+        try #require(imported.status == 0, "\(imported.stderr)")
+    }
+
+    /// A burst's popups go out two at a time: a server that answers a Notify only once a second
+    /// is waiting (or after 1 s) gets a second before it answers the first, and each popup once.
+    @Test func aBurstHasTwoShowsOnTheWireAtOnce() throws {
+        let scene = try Scene(server: false)
+        let log = scene.directory + "/pairs.jsonl"
+        let server = try Child("/usr/bin/python3", [Binaries.supportDirectory + "/pairserver.py", log, "1000"],
+                               environment: scene.environment, directory: scene.directory, name: "pairserver")
+        defer { server.stop() }
+        try #require(waitUntil { server.output.contains("ready") }, "\(server.log)")
+        try scene.startDaemon()
+        try burst(scene, 9, prefix: "p")
+        struct Call: Decodable { var summary: String; var waiting: Int }
+        var calls: [Call] = []
+        let all = try waitUntil(timeout: 15) {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            calls = try text.split(separator: "\n").map { try JSONDecoder().decode(Call.self, from: Data($0.utf8)) }
+            return calls.count >= 9
+        }
+        #expect(all, "\(calls.count) of 9 shown: \(scene.daemon?.log ?? "")")
+        #expect(Set(calls.map(\.summary)) == Set((0..<9).map { "p-\($0)" }))
+        #expect(calls.count == 9)
+        // The first goes alone (it learns what the server is); after it, two are on the wire.
+        #expect(calls.map(\.waiting).max() == 2, "\(calls.map(\.waiting))")
+        #expect(waitUntil { (0..<9).allSatisfy { self.outcomes(scene, "p\($0)") == ["shown"] } })
+    }
+
+    /// A server may close a popup before its show's answer reaches heraldd (here the signal
+    /// even goes out before the answer): with shows on the wire side by side, each closing is
+    /// still heard and recorded.
+    @Test func aPopupClosedBeforeItsShowIsAnsweredIsRecordedClosed() throws {
+        let scene = try Scene()
+        let server = try #require(scene.server)
+        try server.control("closeonshow")
+        try scene.startDaemon()
+        try burst(scene, 8, prefix: "c")
+        let ids = (0..<8).map { "c\($0)" }
+        #expect(waitUntil(timeout: 15) { ids.allSatisfy { self.outcomes(scene, $0) == ["shown", "expired"] } },
+                "\(ids.map { self.outcomes(scene, $0) })")
+    }
 }
