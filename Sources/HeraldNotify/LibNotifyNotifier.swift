@@ -57,10 +57,16 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// Counts the times the popups were let go for a server that left: a lane's popup shown
     /// before that (by the server that left) is not kept.
     private var serverTurn = 0
+    /// Lane shows started so far: each show's number, and when each early closing was heard.
+    private var laneStarts = 0
+    /// A show has been made here, on the GLib thread, so libnotify has made its D-Bus proxy and
+    /// asked the server's spec version (it does both the first time, unlocked): lanes only after.
+    private var libnotifyReady = false
     /// NotificationClosed signals for ids no popup holds yet, heard while shows are on lanes: a
     /// server may close a popup before its show's answer reaches the lane (libnotify, knowing no
-    /// id yet, drops the signal). Kept until no show is on a lane; at most `earlyClosingLimit`.
-    private var earlyClosings: [(id: Int32, reason: Int32)] = []
+    /// id yet, drops the signal). Each is kept while a show started before it was heard is on a
+    /// lane; at most `earlyClosingLimit`, the oldest going first.
+    private var earlyClosings: [(id: Int32, reason: Int32, heardAfter: Int)] = []
     static let earlyClosingLimit = 64
     private let busHandlers: BusHandlersBox
     private let serverHandlers: ServerHandlersBox
@@ -152,20 +158,25 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
                 continue
             }
             // KDE Plasma refuses a popup identical to the one before within 1 s
-            // (ExcessNotificationGeneration): such a one waits for the window to pass.
-            if let window = traits?.refusesRepeatWithin, let last = lastSent, last.key == Self.sameness(next.request) {
-                let now = DispatchTime.now().uptimeNanoseconds
-                let until = last.at + UInt64(window.microseconds) * 1000 + 20_000_000
-                if now < until {
-                    waitingShows.removeFirst()
-                    glib.after(milliseconds: UInt32((until - now) / 1_000_000) + 1) { [self] in
-                        showQueued(next.request, queuedAt: next.queuedAt, completion: next.completion)
+            // (ExcessNotificationGeneration): such a one waits for the window to pass, and for
+            // its twin on a lane to be answered (the two could reach the server in either order).
+            if let window = traits?.refusesRepeatWithin {
+                let key = Self.sameness(next.request)
+                if onLanes.contains(where: { $0.sameness == key }) { return }
+                if let last = lastSent, last.key == key {
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    let until = last.at + UInt64(window.microseconds) * 1000 + 20_000_000
+                    if now < until {
+                        waitingShows.removeFirst()
+                        glib.after(milliseconds: UInt32((until - now) / 1_000_000) + 1) { [self] in
+                            showQueued(next.request, queuedAt: next.queuedAt, completion: next.completion)
+                        }
+                        continue
                     }
-                    continue
                 }
             }
             let jobID = next.request.jobID
-            let alone = lanes.count == 0 || capabilities == nil || popups.of(job: jobID) != nil
+            let alone = lanes.count == 0 || !libnotifyReady || capabilities == nil || popups.of(job: jobID) != nil
                 || onLanes.contains { $0.prepared.request.jobID == jobID }
             if alone {
                 guard onLanes.isEmpty else { return }
@@ -173,6 +184,10 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
                 let result = showOnGLibThread(next.request)
                 noteOutcome(result, of: next.request)
                 next.completion(result)
+                if case .success = result {
+                    libnotifyReady = true
+                    if next.closeWhenShown { popups.of(job: jobID)?.close() }
+                }
             } else {
                 guard onLanes.count < lanes.count else { return }
                 waitingShows.removeFirst()
@@ -190,49 +205,63 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
         }
     }
 
-    /// Builds the popup here and has a lane make the call; the answer comes back to this thread.
+    /// Builds the popup here and has a lane make the call; the answer comes back to this
+    /// thread. The lane holds the object's pointer and the show's number only, so the object is
+    /// let go here (libnotify keeps a list of its objects, unlocked, and finalizing one edits it).
     private func startOnLane(_ waiting: WaitingShow) {
-        let show = LaneShow(prepared: prepare(waiting.request), completion: waiting.completion, serverTurn: serverTurn)
+        let number = laneStarts
+        laneStarts &+= 1
+        let show = LaneShow(prepared: prepare(waiting.request), waiting: waiting, number: number, serverTurn: serverTurn)
         onLanes.append(show)
-        lastSent = (Self.sameness(waiting.request), DispatchTime.now().uptimeNanoseconds)
+        lastSent = (show.sameness, DispatchTime.now().uptimeNanoseconds)
         let lent = LentNotification(pointer: show.prepared.popup.notification)
         lanes.run { [self] in
             var error: UnsafeMutablePointer<GError>? = nil
             let shown = notify_notification_show(lent.pointer, &error) != 0
             let failure = LentError(pointer: error)
-            glib.run { [self] in finishOnLane(show, shown: shown, error: failure.pointer) }
+            glib.run { [self] in finishOnLane(number, shown: shown, error: failure.pointer) }
         }
     }
 
     /// A lane's show was answered: the popup is kept (or let go), the caller told, and what
     /// waited for the lane starts.
-    private func finishOnLane(_ show: LaneShow, shown: Bool, error: UnsafeMutablePointer<GError>?) {
-        onLanes.removeAll { $0 === show }
+    private func finishOnLane(_ number: Int, shown: Bool, error: UnsafeMutablePointer<GError>?) {
+        guard let k = onLanes.firstIndex(where: { $0.number == number }) else { return }
+        let show = onLanes.remove(at: k)
+        let request = show.prepared.request
         let popup = show.prepared.popup
-        let closedAtOnce = shown ? closingBeforeAnswer(popup.notification) : nil
-        // Shown by a server that has left since: its popups were let go, and so is this one.
+        let closedAtOnce = shown ? closingBeforeAnswer(popup.notification, heardAfter: number) : nil
         let current = show.serverTurn == serverTurn
-        let result = afterShow(show.prepared, shown: shown, error: error, keep: current && closedAtOnce == nil)
-        noteOutcome(result, of: show.prepared.request)
-        show.completion(result)
-        if current, let reason = closedAtOnce {
-            actionHandler.call(.closed(jobID: show.prepared.request.jobID, occurrence: show.prepared.request.occurrence,
-                                       CloseReason(code: reason)))
-        } else if case .success = result, show.closeWhenShown, popups.of(popup.notification) != nil {
-            popup.close()
+        var result = afterShow(show.prepared, shown: shown, error: error, keep: current && closedAtOnce == nil)
+        if shown && !current {
+            // Its server left before the answer was taken here, and the daemon has been told and
+            // has let that server's popups go: this one is shown again, by the next server.
+            result = .failure(NotifierError(.noServer, detail: "the server left as it took the popup"))
+        } else {
+            noteOutcome(result, of: request)
         }
-        if onLanes.isEmpty { earlyClosings.removeAll() }
+        show.waiting.completion(result)
+        if case .success = result {
+            if let reason = closedAtOnce {
+                actionHandler.call(.closed(jobID: request.jobID, occurrence: request.occurrence, CloseReason(code: reason)))
+            } else if show.waiting.closeWhenShown, popups.of(popup.notification) != nil {
+                popup.close()
+            }
+        }
+        // A closing heard before every show still on a lane started is for none of them.
+        let oldest = onLanes.map(\.number).min() ?? laneStarts
+        earlyClosings.removeAll { $0.heardAfter <= oldest }
         startWaitingShows()
     }
 
     /// How the server closed a lane's popup before its answer was taken here, if it did:
     /// libnotify heard it after the lane had the id (it then keeps the reason and forgets the
     /// id), or before (it dropped the signal; `heardClosing` kept it).
-    private func closingBeforeAnswer(_ notification: UnsafeMutablePointer<NotifyNotification>) -> Int32? {
+    private func closingBeforeAnswer(_ notification: UnsafeMutablePointer<NotifyNotification>, heardAfter number: Int) -> Int32? {
         let reason = Int32(herald_notification_closed_reason(notification))
         if reason != NOTIFY_CLOSED_REASON_UNSET.rawValue { return reason }
         let id = Int32(herald_notification_id(notification))
-        guard let k = earlyClosings.firstIndex(where: { $0.id == id }) else { return nil }
+        guard let k = earlyClosings.firstIndex(where: { $0.id == id && $0.heardAfter > number }) else { return nil }
         return earlyClosings.remove(at: k).reason
     }
 
@@ -385,9 +414,13 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// Closes job `jobID`'s popup, if one is on screen (the server answers with reason 3).
     public func close(jobID: String) {
         glib.run { [self] in
-            if let popup = popups.of(job: jobID) { return popup.close() }
-            // Its show is on a lane: the popup is closed once the server has given it an id.
-            onLanes.first { $0.prepared.request.jobID == jobID }?.closeWhenShown = true
+            // After a show for the job still to come (or on a lane), the close waits for it: the
+            // show was asked for first, and would otherwise bring the popup back.
+            if let waiting = waitingShows.last(where: { $0.request.jobID == jobID }) ?? onLanes.first(where: { $0.prepared.request.jobID == jobID })?.waiting {
+                waiting.closeWhenShown = true
+            } else {
+                popups.of(job: jobID)?.close()
+            }
         }
     }
 
@@ -564,8 +597,9 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     /// lanes, may be for one of them (libnotify drops it), and is kept until they are answered.
     /// Any other is libnotify's to hand to its popup (`closed`).
     private func heardClosing(id: Int32, reason: Int32) {
-        guard !onLanes.isEmpty, popups.of(serverID: id) == nil, earlyClosings.count < Self.earlyClosingLimit else { return }
-        earlyClosings.append((id, reason))
+        guard !onLanes.isEmpty, popups.of(serverID: id) == nil else { return }
+        if earlyClosings.count >= Self.earlyClosingLimit { earlyClosings.removeFirst() }
+        earlyClosings.append((id, reason, laneStarts))
     }
 
     /// The server that showed the popups is gone. The next numbers its popups from 1 again, so
@@ -686,11 +720,17 @@ public final class LibNotifyNotifier: Notifier, @unchecked Sendable {
     }
 }
 
-/// A show handed to the GLib thread and not started yet.
-private struct WaitingShow {
+/// A show handed to the GLib thread and not answered yet. GLib thread only (it crosses to a
+/// lane and back inside `LaneShow` only to be handed on).
+private final class WaitingShow: @unchecked Sendable {
     let request: NotificationRequest
     let queuedAt: UInt64
     let completion: @Sendable (Result<Void, NotifierError>) -> Void
+    /// Its job's popup was asked to close after this show was asked for: closed once shown.
+    var closeWhenShown = false
+    init(request: NotificationRequest, queuedAt: UInt64, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void) {
+        self.request = request; self.queuedAt = queuedAt; self.completion = completion
+    }
 }
 
 /// A popup built for its show: the request as fitted to the server, the popup that owns the
@@ -702,17 +742,14 @@ private struct PreparedShow {
     let serverPlays: Bool
 }
 
-/// A show on a lane. Touched on the GLib thread only; the lane has the object's pointer alone
-/// (`LentNotification`), and the record crosses to the lane and back only to be handed on.
-private final class LaneShow: @unchecked Sendable {
+/// A show on a lane, kept in `onLanes` (GLib thread only); the lane has its number and the
+/// object's pointer, never this record.
+private struct LaneShow {
     let prepared: PreparedShow
-    let completion: @Sendable (Result<Void, NotifierError>) -> Void
+    let waiting: WaitingShow
+    let number: Int
     let serverTurn: Int
-    /// Its job's popup was asked to close while the show was on the wire.
-    var closeWhenShown = false
-    init(prepared: PreparedShow, completion: @escaping @Sendable (Result<Void, NotifierError>) -> Void, serverTurn: Int) {
-        self.prepared = prepared; self.completion = completion; self.serverTurn = serverTurn
-    }
+    var sameness: String { LibNotifyNotifier.sameness(waiting.request) }
 }
 
 /// What a button's callback needs to report the press.

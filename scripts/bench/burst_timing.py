@@ -9,7 +9,8 @@ SERVER_WORK_US=N has the server spend N µs of CPU on each Notify before it answ
 QUEUED=N first files N reminders due a day later (as make bench's 100,000 queued jobs); the gaps
 between consecutive arrivals are printed for heraldd and the floor (a burst slowed throughout, or
 in bubbles). WRAP="perf record -g -o FILE" runs heraldd under another tool; PERF=FILE records heraldd with perf over
-the burst alone (from 0.5 s before it is due until the last popup)."""
+the burst alone (from 0.5 s before it is due until the last popup). FLOOR_LANES=K runs the floor a second time with
+its calls on K threads (notify-floor's LANES), as heraldd's show lanes make them."""
 import os, sys, subprocess, time, datetime, shutil, tempfile
 bindir, n = sys.argv[1], int(sys.argv[2])
 server = sys.argv[3] if len(sys.argv) > 3 else '/tmp/burst-server'
@@ -74,6 +75,14 @@ deadline = time.time() + 60
 while time.time() < deadline and sum(1 for line in open(base + '/arrivals') if ' Z-' in line) < n: time.sleep(0.05)
 floor_last = max(int(line.split()[0]) for line in open(base + '/arrivals') if ' Z-' in line)
 print('floor (notify-floor, same server): %.1f ms; ratio %.2f' % ((floor_last - start_ns) / 1e6, (max(times) - due_ns) / (floor_last - start_ns)))
+if os.environ.get('FLOOR_LANES'):  # the floor again with its calls on that many threads (notify-floor's LANES)
+    start_ns = int(subprocess.run([floor, 'burst', 'Y', str(n)], env=dict(env, LANES=os.environ['FLOOR_LANES']), check=True,
+                                  capture_output=True, text=True).stdout)
+    deadline = time.time() + 60
+    while time.time() < deadline and sum(1 for line in open(base + '/arrivals') if ' Y-' in line) < n: time.sleep(0.05)
+    lanes_last = max(int(line.split()[0]) for line in open(base + '/arrivals') if ' Y-' in line)
+    print('floor on %s lanes: %.1f ms; ratio %.2f' % (os.environ['FLOOR_LANES'], (lanes_last - start_ns) / 1e6,
+                                                      (max(times) - due_ns) / (lanes_last - start_ns)))
 def gaps(arrivals):  # µs between consecutive arrivals: p50, p90, p99, max, and the sum of those over 0.5 ms
     g = sorted((b - a) / 1e3 for a, b in zip(arrivals, arrivals[1:]))
     return 'p50 %.0f · p90 %.0f · p99 %.0f · max %.0f µs; gaps over 0.5 ms add up to %.0f ms' % (

@@ -4,16 +4,19 @@
  *   burst PREFIX N [FIRST]
  *                      N popups one after another, each waiting for its reply as libnotify's
  *                      notify_notification_show does, numbered from FIRST (0); prints the wall
- *                      clock (ns) at the start.
+ *                      clock (ns) at the start. LANES=K (1 to 16, default 1): after the first,
+ *                      the calls are made from K threads, each waiting for its reply, as
+ *                      heraldd's show lanes do (a like-for-like floor for its two on the wire).
  *   timed PREFIX FILE  one popup at each instant of FILE (ns since the epoch, one a line, in
  *                      order), each waited for on a CLOCK_REALTIME timerfd armed absolutely.
  *
  * Summaries are "PREFIX-k", so the server's arrival times measure the floor the same way they
  * measure heraldd. herald-bench builds and runs it (make bench):
- *   cc -O2 -o notify-floor scripts/bench/notify-floor.c $(pkg-config --cflags --libs libnotify)
+ *   cc -O2 -pthread -o notify-floor scripts/bench/notify-floor.c $(pkg-config --cflags --libs libnotify)
  */
 #include <errno.h>
 #include <libnotify/notify.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +47,19 @@ static void show(const char *prefix, long k) {
     if (!notify_notification_show(n, &error)) { fprintf(stderr, "notify-floor: %s\n", error->message); exit(1); }
 }
 
+/* The calls a burst's lanes share: each takes the next number until none is left. */
+static struct { const char *prefix; long next, end; pthread_mutex_t lock; } shared = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static void *lane(void *unused) {
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&shared.lock);
+        long k = shared.next++;
+        pthread_mutex_unlock(&shared.lock);
+        if (k >= shared.end) return NULL;
+        show(shared.prefix, k);
+    }
+}
+
 /* A burst's N or FIRST: a whole number up to 10^9, so that FIRST + N cannot overflow. */
 static long count(const char *text, const char *what) {
     char *end; errno = 0;
@@ -66,7 +82,21 @@ int main(int argc, char **argv) {
         long n = count(argv[3], "N"), first = argc == 5 ? count(argv[4], "FIRST") : 0;
         struct timespec t; clock_gettime(CLOCK_REALTIME, &t);
         printf("%lld\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec);
-        for (long k = first; k < first + n; k++) show(prefix, k);
+        const char *lanes_text = getenv("LANES");
+        long lanes = lanes_text ? count(lanes_text, "LANES") : 1;
+        if (lanes < 1 || lanes > 16) { fprintf(stderr, "notify-floor: LANES %s is not from 1 to 16\n", lanes_text); return 64; }
+        if (lanes == 1 || n == 0) {
+            for (long k = first; k < first + n; k++) show(prefix, k);
+        } else {
+            show(prefix, first);  /* the first alone, as heraldd's */
+            shared.prefix = prefix; shared.next = first + 1; shared.end = first + n;
+            pthread_t threads[16];
+            long started = 0;
+            for (; started < lanes; started++)
+                if (pthread_create(&threads[started], NULL, lane, NULL) != 0) break;
+            if (started == 0) lane(NULL);
+            for (long t = 0; t < started; t++) pthread_join(threads[t], NULL);
+        }
     } else {
         FILE *f = fopen(argv[3], "r");
         if (!f) { perror(argv[3]); return 1; }

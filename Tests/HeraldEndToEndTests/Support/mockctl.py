@@ -8,7 +8,6 @@
   mockctl.py break           make Notify fail with a D-Bus error
   mockctl.py fix             make Notify work again
   mockctl.py stall N FIFO    make the Nth Notify from now hold the server until FIFO is opened for writing and closed
-  mockctl.py closeonshow     make Notify emit NotificationClosed (expired) for its popup before it answers
   mockctl.py emit SIGNAL ARGS...   make the mock emit ActionInvoked / NotificationClosed
 """
 import json
@@ -97,11 +96,6 @@ def main():
         code = ('self.herald_stall = getattr(self, "herald_stall", 0) + 1\n'
                 'if self.herald_stall == %d:\n'
                 '    open(%r).read()\n' % (int(sys.argv[2]), sys.argv[3])) + NOTIFY_CODE
-        mock.AddMethod(NAME, 'Notify', 'susssasa{sv}i', 'u', code)
-        return 0
-    if command == 'closeonshow':
-        # The signal goes out before the reply: the client hears of the closing before it knows the id.
-        code = NOTIFY_CODE + "self.EmitSignal('', 'NotificationClosed', 'uu', [dbus.UInt32(ret), dbus.UInt32(1)])\n"
         mock.AddMethod(NAME, 'Notify', 'susssasa{sv}i', 'u', code)
         return 0
     if command == 'closed':

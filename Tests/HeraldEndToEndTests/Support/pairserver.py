@@ -3,9 +3,11 @@
 for its answer too (or after HOLD_MS), so a client with two shows on the wire gets its answers
 at once and one that waits for each answer before the next waits HOLD_MS each time.
 
-  pairserver.py LOG HOLD_MS     owns org.freedesktop.Notifications on the session bus; appends
-                                one JSON line per Notify to LOG: {"summary", "waiting"}, where
-                                waiting counts the calls unanswered as it came, itself included.
+  pairserver.py LOG HOLD_MS [close]
+      owns org.freedesktop.Notifications on the session bus; appends one JSON line per Notify to
+      LOG: {"summary", "waiting"}, where waiting counts the calls unanswered as it came, itself
+      included. With "close", each popup is closed (NotificationClosed, reason 1: expired) as
+      its Notify arrives, before it is answered: the client hears of the closing first.
 """
 import json
 import sys
@@ -26,6 +28,7 @@ XML = '''<node><interface name='org.freedesktop.Notifications'>
 
 log = open(sys.argv[1], 'a')
 hold_ms = int(sys.argv[2])
+close_at_once = sys.argv[3:] == ['close']
 waiting = []  # (invocation, id) not answered yet
 next_id = [1]
 
@@ -41,6 +44,8 @@ def call(connection, sender, path, interface, method, parameters, invocation):
     if method == 'Notify':
         nid = next_id[0]
         next_id[0] += 1
+        if close_at_once:
+            connection.emit_signal(None, path, interface, 'NotificationClosed', GLib.Variant('(uu)', (nid, 1)))
         waiting.append((invocation, nid))
         log.write(json.dumps({'summary': parameters[3], 'waiting': len(waiting)}) + '\n')
         log.flush()
