@@ -70,19 +70,18 @@ times = [int(line.split()[0]) for line in open(base + '/arrivals')]
 due_ns = int(due.timestamp() * 1e9)
 print('received %d of %d: first %.1f ms, last %.1f ms after due; CPU ms over the burst: %s; heraldd\'s context switches by thread: %s'
       % (len(times), n, (min(times) - due_ns) / 1e6, (max(times) - due_ns) / 1e6, used, switched))
-start_ns = int(subprocess.run([floor, 'burst', 'Z', str(n)], env=env, check=True, capture_output=True, text=True).stdout)
-deadline = time.time() + 60
-while time.time() < deadline and sum(1 for line in open(base + '/arrivals') if ' Z-' in line) < n: time.sleep(0.05)
-floor_last = max(int(line.split()[0]) for line in open(base + '/arrivals') if ' Z-' in line)
-print('floor (notify-floor, same server): %.1f ms; ratio %.2f' % ((floor_last - start_ns) / 1e6, (max(times) - due_ns) / (floor_last - start_ns)))
-if os.environ.get('FLOOR_LANES'):  # the floor again with its calls on that many threads (notify-floor's LANES)
-    start_ns = int(subprocess.run([floor, 'burst', 'Y', str(n)], env=dict(env, LANES=os.environ['FLOOR_LANES']), check=True,
+def floor_burst(prefix, extra_env):  # notify-floor's N popups against the same server: ms from its start to the last
+    start_ns = int(subprocess.run([floor, 'burst', prefix, str(n)], env=dict(env, **extra_env), check=True,
                                   capture_output=True, text=True).stdout)
     deadline = time.time() + 60
-    while time.time() < deadline and sum(1 for line in open(base + '/arrivals') if ' Y-' in line) < n: time.sleep(0.05)
-    lanes_last = max(int(line.split()[0]) for line in open(base + '/arrivals') if ' Y-' in line)
-    print('floor on %s lanes: %.1f ms; ratio %.2f' % (os.environ['FLOOR_LANES'], (lanes_last - start_ns) / 1e6,
-                                                      (max(times) - due_ns) / (lanes_last - start_ns)))
+    while time.time() < deadline and sum(1 for line in open(base + '/arrivals') if ' %s-' % prefix in line) < n: time.sleep(0.05)
+    return (max(int(line.split()[0]) for line in open(base + '/arrivals') if ' %s-' % prefix in line) - start_ns) / 1e6
+last_ms = (max(times) - due_ns) / 1e6
+floor_ms = floor_burst('Z', {})
+print('floor (notify-floor, same server): %.1f ms; ratio %.2f' % (floor_ms, last_ms / floor_ms))
+if os.environ.get('FLOOR_LANES'):  # the floor again with its calls on that many threads (notify-floor's LANES)
+    lanes_ms = floor_burst('Y', {'LANES': os.environ['FLOOR_LANES']})
+    print('floor on %s lanes: %.1f ms; ratio %.2f' % (os.environ['FLOOR_LANES'], lanes_ms, last_ms / lanes_ms))
 def gaps(arrivals):  # µs between consecutive arrivals: p50, p90, p99, max, and the sum of those over 0.5 ms
     g = sorted((b - a) / 1e3 for a, b in zip(arrivals, arrivals[1:]))
     return 'p50 %.0f · p90 %.0f · p99 %.0f · max %.0f µs; gaps over 0.5 ms add up to %.0f ms' % (
