@@ -159,11 +159,11 @@ final class CommandRunner: @unchecked Sendable {
                     // and never will. Not when it was signalled: heraldd is stopping, and the unit,
                     // which outlives it, may yet run.
                     if case .exited(let code) = status, code != 0 {
-                        files.claimUnstarted(id, run, reason: "systemd-run failed (exit \(code))", unknown: false)
+                        files.claimUnstarted(id, run, reason: "systemd-run failed (exit \(code))", unknown: false, now: SystemClock().now)
                     }
                 } catch {
                     logger.error("Cannot start systemd-run", metadata: ["job.id": "\(id)", "error": "\(error.reason)"])
-                    files.claimUnstarted(id, run, reason: "cannot start systemd-run: \(error.reason)", unknown: false)
+                    files.claimUnstarted(id, run, reason: "cannot start systemd-run: \(error.reason)", unknown: false, now: SystemClock().now)
                 }
                 files.waitUntilEnded(id, run)
                 post(.runEnded(files.end(id, run)))
@@ -257,7 +257,7 @@ final class CommandRunner: @unchecked Sendable {
                     // One marked but never started is claimed first, so that a runner still on
                     // its way (a systemd unit not yet started) finds it taken and never runs it.
                     if !files.isLive(id, run),
-                       case .failed(let why) = files.claimUnstarted(id, run, reason: "heraldd stopped between marking it started and starting it", unknown: true) {
+                       case .failed(let why) = files.claimUnstarted(id, run, reason: "heraldd stopped between marking it started and starting it", unknown: true, now: SystemClock().now) {
                         // Reported only once it is sure no runner will start it: the next start looks again.
                         logger.error("Cannot settle a command from before this start; it is looked at again at the next start",
                                      metadata: ["job.id": "\(id)", "run": "\(run)", "error": "\(why)"])

@@ -171,10 +171,13 @@ struct RunEndToEndTests {
         try files.writeSpec(RunFiles.Spec(occurrence: due, title: "marked", notify: .failure, timeout: nil, maxOutput: 1024, directory: "/",
                                           umask: 0o022, arguments: ["/bin/sh", "-c", "echo ran >> \(counter)"], environment: ["PATH=/usr/bin:/bin"]),
                            id: id, run: 1)
+        let restarted = Instant(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
         daemon = try scene.startDaemon()
-        #expect(waitUntil { ends(scene, id).count == 1 })
+        #expect(waitUntil { ends(scene, id).count == 1 }, "\(daemon.log)")
         let end = try #require(ends(scene, id).first)
         #expect(end.outcome == .unknown)
+        // Dated when heraldd decided, not 1970: the start's prune would take such a line away.
+        #expect(end.time >= restarted, "\(end.time)")
         #expect(end.note?.hasPrefix("is not known to have run") == true, "\(end.note ?? "")")
         let popup = try #require(scene.server!.waitForNotifications(1).first)
         #expect(popup.summary == "marked is not known to have run")

@@ -187,9 +187,10 @@ public struct RunFiles: Sendable {
 
     /// Makes sure a run that no runner started never starts: takes its lock (a runner that
     /// comes later finds it taken, or finds the result) and, if nothing shows that it started,
-    /// writes its result saying why.
+    /// writes its result saying why. `now` is its end: the time its history line gets (a
+    /// line dated 1970 would be pruned as soon as it was written).
     @discardableResult
-    public func claimUnstarted(_ id: String, _ run: Int, reason: String, unknown: Bool) -> Claim {
+    public func claimUnstarted(_ id: String, _ run: Int, reason: String, unknown: Bool, now: Instant) -> Claim {
         let lockPath = path(id, run, "lock")
         guard let lock = Descriptor.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600) else {
             return .failed("cannot open \(lockPath): \(String(cString: strerror(errno)))")
@@ -202,7 +203,7 @@ public struct RunFiles: Sendable {
             }
             guard !FileSystem.exists(path(id, run, "running")), !FileSystem.exists(path(id, run, "result")) else { return .taken }
             let line = TextSafety.stripControls(reason, keepNewlines: false)
-            let text = "exit=\nsignal=0\nstart=0\nend=0\nbytes=0\ncut=0\ntimedout=0\ncancelled=0\nerror=\(line)\nunknown=\(unknown ? 1 : 0)\n"
+            let text = "exit=\nsignal=0\nstart=0\nend=\(now.microseconds)\nbytes=0\ncut=0\ntimedout=0\ncancelled=0\nerror=\(line)\nunknown=\(unknown ? 1 : 0)\n"
             do throws(FileSystemError) {
                 try AtomicReplace.write(text.utf8, to: path(id, run, "result"), options: .spool())
             } catch {
@@ -310,7 +311,8 @@ public struct RunFiles: Sendable {
         guard let text = Self.readRegular(path(id, run, "result"), limit: 8192) else { return nil }
         let v = Self.keyValues(text)
         guard v["cut"] != nil else { return nil }
-        func instant(_ k: String) -> Instant? { v[k].flatMap { Int64($0) }.map(Instant.init(microseconds:)) }
+        // 0 is "never": a claimed run did not start (a result of an older heraldd has end=0 too).
+        func instant(_ k: String) -> Instant? { v[k].flatMap { Int64($0) }.flatMap { $0 > 0 ? Instant(microseconds: $0) : nil } }
         let signal = v["signal"].flatMap { Int($0) } ?? 0
         let error = v["error"] ?? ""
         return Result(exitStatus: v["exit"].flatMap { Int($0) }, signal: signal == 0 ? nil : signal, start: instant("start"), end: instant("end"),
