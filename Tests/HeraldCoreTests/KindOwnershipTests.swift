@@ -64,13 +64,17 @@ import Testing
 
     @Test func theRegistryCarriesEachKindsFieldsAndKeysEverywhere() {
         for kind in Job.Kind.allCases {
-            #expect(Set(kind.rules.ownFields).isSubset(of: Job.fields))
+            #expect(Set(kind.rules.ownFields).isSubset(of: Set(Job.fieldNames)))
+            // Each field is one bit of a document's members, and no two kinds share one.
+            let bits = Job.ownFieldBits.first { $0.0 == kind }!.1
+            #expect(bits.nonzeroBitCount == kind.rules.ownFields.count)
             #expect(Set(kind.configKeys).isSubset(of: Set(ConfigLoader.keys)))
             for name in kind.rules.config.templates.map(\.name) {
                 #expect(ConfigLoader.sections.contains("templates." + name))
                 #expect(HeraldConfig().templates[name] == kind.rules.config.templates.first { $0.name == name }!.defaults)
             }
         }
+        #expect(Job.fieldNames.count == Set(Job.fieldNames).count && Job.fieldNames.count <= 64)
         // Deliveries: two templates, two popup classes; habits: one of each.
         #expect(Job.Kind.delivery.configKeys.sorted() == ["popups.expire.arrival", "popups.expire.headsUp", "popups.sound.arrival",
                                                          "popups.sound.headsUp", "templates.arrival.body", "templates.arrival.summary",

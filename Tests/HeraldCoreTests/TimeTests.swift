@@ -9,10 +9,20 @@ struct ISO8601Tests {
         #expect(ISO8601.parseInstant("2026-11-22T08:05-05:00") == Instant(seconds: 1_795_352_700))
         #expect(ISO8601.parseInstant("2026-11-22T18:35:00+0530") == Instant(seconds: 1_795_352_700))
         #expect(ISO8601.parseInstant("2026-11-22T13:05:00.250Z") == Instant(microseconds: 1_795_352_700_250_000))
+        // Each separator and fraction the byte-wise parser takes, as the one before it did.
+        #expect(ISO8601.parseInstant("2026-11-22t13:05:00z") == Instant(seconds: 1_795_352_700))
+        #expect(ISO8601.parseInstant("2026-11-22 13:05:00,5Z") == Instant(microseconds: 1_795_352_700_500_000))
+        #expect(ISO8601.parseInstant("2026-11-22T13:05:00.12345678Z") == Instant(microseconds: 1_795_352_700_123_456))
+        #expect(ISO8601.parseInstant("2026-11-22T14:05+01") == Instant(seconds: 1_795_352_700))
+        #expect(ISO8601.parseInstant("2026-11-22T13:05:60Z") == Instant(seconds: 1_795_352_759))
+        #expect(ISO8601.parse("2026-11-22T13:05")?.offsetSeconds == nil)
+        #expect(ISO8601.parse("2026-11-22T13:05")?.civil.minute == 5)
     }
 
     @Test(arguments: ["2026-11-22T13:05:00", "2026-02-30T10:00Z", "2026-11-22T24:00Z", "yesterday-ish",
-                      "2026-11-22T13:05:00+25:00", "2026-11-22T13:05Zjunk", "2026-1-2T10:00Z", ""])
+                      "2026-11-22T13:05:00+25:00", "2026-11-22T13:05Zjunk", "2026-1-2T10:00Z", "",
+                      "2026-11-22T13:05:00.Z", "2026-11-22T13:05:00+01:60", "2026-11-22T13:05:00+1", "2026-11-22T13:05:00-",
+                      "２０２６-11-22T13:05Z", "2026-11-22T13:05:00Z\u{301}", "2026-11-22X13:05Z"])
     func refusesNonInstants(text: String) {
         #expect(ISO8601.parseInstant(text) == nil)
     }

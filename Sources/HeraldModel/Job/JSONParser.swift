@@ -45,7 +45,7 @@ struct JSONParser {
     private mutating func object(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
         if depth > Self.maximumDepth { throw error("nested more than \(Self.maximumDepth) levels deep") }
         index += 1  // {
-        var members: [String: JSONValue] = [:]
+        var members = [String: JSONValue](minimumCapacity: 8)  // a job's members without growing the table thrice
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -148,14 +148,18 @@ struct JSONParser {
     private mutating func string() throws(JSONValue.SyntaxError) -> String {
         index += 1  // opening quote
         let start = index
+        var high: UInt8 = 0
         // The common case: no escapes, plain UTF-8 up to the closing quote.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                // ASCII needs no validating (String(validating:) looks up generic metadata each call).
+                if high < 0x80 { return String(decoding: text, as: UTF8.self) }
                 return try decodeUTF8(text, at: start)
             }
+            high |= byte
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error("a string holds a control character (U+\(hex(UInt32(byte)))); write it escaped") }
             index += 1

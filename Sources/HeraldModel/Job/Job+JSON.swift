@@ -21,9 +21,34 @@ public struct JobError: Error, Equatable, CustomStringConvertible {
 
 extension Job {
     /// The fields every kind may carry; each kind adds its own (`JobKindRules.ownFields`).
-    static let commonFields = ["version", "kind", "id", "at", "every", "timezone", "title", "text", "icon", "urgency",
-                               "tags", "sound", "warn", "wake"]
-    static let fields = Set(commonFields + Kind.allCases.flatMap { $0.rules.ownFields })
+    enum CommonField: Int, CaseIterable {
+        case version, kind, id, at, every, timezone, title, text, icon, urgency, tags, sound, warn, wake
+        var name: String { "\(self)" }
+    }
+    /// Every field, the common ones first: a member's place here is its bit in `Members.present`.
+    static let fieldNames = CommonField.allCases.map(\.name) + Kind.allCases.flatMap { $0.rules.ownFields }
+    static let fieldIndex: [String: Int] = {
+        precondition(fieldNames.count <= 64, "a job's fields are bits of a UInt64")
+        return Dictionary(fieldNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }()
+    /// The bits of each kind's own fields, in `Kind.allCases` order.
+    static let ownFieldBits = Kind.allCases.map { kind in (kind, kind.rules.ownFields.reduce(UInt64(0)) { $0 | 1 << fieldIndex[$1]! }) }
+
+    /// Which fields a document holds, found with one lookup per member: a line of a batch of
+    /// 100,000 was looked up about forty times before (BENCHMARKS.md, "the check of a line").
+    struct Members {
+        let object: [String: JSONValue]
+        var present: UInt64 = 0
+        var unknown = false
+        init(_ object: [String: JSONValue]) {
+            self.object = object
+            for key in object.keys {
+                if let i = Job.fieldIndex[key] { present |= 1 << i } else { unknown = true }
+            }
+        }
+        // The name from the table: `"\(field)"` would go through reflection every time.
+        subscript(_ field: CommonField) -> JSONValue? { present & 1 << field.rawValue == 0 ? nil : object[Job.fieldNames[field.rawValue]] }
+    }
 
     /// Decodes and validates one job document.
     ///
@@ -46,75 +71,76 @@ extension Job {
     /// Validates an already-parsed document. See `decode(_:zones:localZone:)`.
     public static func decode(_ value: JSONValue, zones: ZoneLookup, localZone: TimeZoneRules = .utc) throws(JobError) -> Job {
         guard case .object(let o) = value else { throw JobError("not a JSON object but \(value.typeName)") }
-        if let unknown = o.keys.filter({ !fields.contains($0) }).sorted().first {
+        let m = Members(o)
+        if m.unknown, let unknown = o.keys.filter({ fieldIndex[$0] == nil }).sorted().first {
             throw JobError("unknown field '\(unknown)'")
         }
-        guard let versionValue = o["version"] else { throw JobError("missing field 'version'") }
+        guard let versionValue = m[.version] else { throw JobError("missing field 'version'") }
         guard case .number(let v) = versionValue, v == v.rounded() else {
             throw JobError("field 'version' is not a whole number", value: versionValue.snippet())
         }
         guard v == Double(currentVersion) else {
             throw JobError("unsupported version (this Herald reads version \(currentVersion))", value: versionValue.snippet())
         }
-        guard let kindValue = o["kind"] else { throw JobError("missing field 'kind'") }
+        guard let kindValue = m[.kind] else { throw JobError("missing field 'kind'") }
         guard case .string(let kindText) = kindValue, let kind = Kind(rawValue: kindText) else {
             throw JobError("field 'kind' is not one of reminder, delivery, habit, calendar", value: kindValue.snippet())
         }
         var job = Job(kind: kind)
-        if let idValue = o["id"] {
+        if let idValue = m[.id] {
             let id = try string(idValue, "id")
             guard isValidID(id) else {
                 throw JobError("field 'id' is not a valid id", value: idValue.snippet(), detail: "use 1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.'")
             }
             job.id = id
         }
-        if let atValue = o["at"] {
+        if let atValue = m[.at] {
             let text = try string(atValue, "at")
             guard let at = ISO8601.parseInstant(text) else {
                 throw JobError("field 'at' is not an ISO-8601 time with offset or Z", value: atValue.snippet())
             }
             job.at = at
         }
-        if let everyValue = o["every"] { job.every = try every(everyValue) }
-        if let zoneValue = o["timezone"] {
+        if let everyValue = m[.every] { job.every = try every(everyValue) }
+        if let zoneValue = m[.timezone] {
             let zone = try string(zoneValue, "timezone")
             guard TimeZoneRules.isPlausibleName(zone), zones(zone) != nil else {
                 throw JobError("field 'timezone' is not a known time zone", value: zoneValue.snippet())
             }
             job.timezone = zone
         }
-        if let t = o["title"] { job.title = try string(t, "title") }
-        if let t = o["text"] { job.text = try string(t, "text") }
-        if let t = o["icon"] {
+        if let t = m[.title] { job.title = try string(t, "title") }
+        if let t = m[.text] { job.text = try string(t, "text") }
+        if let t = m[.icon] {
             let icon = try string(t, "icon")
             guard !icon.isEmpty else { throw JobError("field 'icon' is empty") }
             job.icon = icon
         }
-        if let u = o["urgency"] {
+        if let u = m[.urgency] {
             guard case .string(let text) = u, let urgency = Urgency(rawValue: text) else {
                 throw JobError("field 'urgency' is not one of low, normal, critical", value: u.snippet())
             }
             job.urgency = urgency
         }
-        if let t = o["tags"] { job.tags = try tags(t) }
-        if let w = o["warn"] { job.warn = try warnings(w) }
-        if let v = o["sound"] {
+        if let t = m[.tags] { job.tags = try tags(t) }
+        if let w = m[.warn] { job.warn = try warnings(w) }
+        if let v = m[.sound] {
             let sound = try string(v, "sound")
             guard isValidSound(sound) else {
                 throw JobError("field 'sound' is not a sound-theme name, an absolute path or 'none'", value: v.snippet())
             }
             job.sound = sound
         }
-        if let w = o["wake"] {
+        if let w = m[.wake] {
             guard case .bool(let b) = w else { throw JobError("field 'wake' is not true or false", value: w.snippet()) }
             job.wake = b
         }
-        try job.checkKindRules(present: Set(o.keys)) { job throws(JobError) in try kind.rules.decodeFields(o, into: &job) }
+        try job.checkKindRules(present: m.present) { job throws(JobError) in try kind.rules.decodeFields(o, into: &job) }
         // Calendar jobs have ids of their own: no other job can take one, or shadow one.
         if kind == .calendar {
             guard let id = job.id, CalendarPlanner.isCalendarJobID(id) else { throw JobError("a calendar job's 'id' must start with 'cal-'") }
         } else if let id = job.id, CalendarPlanner.isCalendarJobID(id) {
-            throw JobError("field 'id' starts with 'cal-', which only calendar jobs may", value: o["id"]?.snippet())
+            throw JobError("field 'id' starts with 'cal-', which only calendar jobs may", value: m[.id]?.snippet())
         }
         job.resolveZones(zones)
         if !job.every.isEmpty { _ = try JobSchedule(job, localZone: localZone) }
@@ -175,11 +201,10 @@ extension Job {
     }
 
     /// Fields that belong to another kind are refused; then the kind's own rules apply.
-    mutating func checkKindRules(present: Set<String>, decodeOwn: (inout Job) throws(JobError) -> Void = { _ in }) throws(JobError) {
-        for other in Kind.allCases where other != kind {
-            if let field = other.rules.ownFields.first(where: present.contains) {
-                throw JobError("field '\(field)' is only for \(other.plural)")
-            }
+    mutating func checkKindRules(present: UInt64, decodeOwn: (inout Job) throws(JobError) -> Void = { _ in }) throws(JobError) {
+        for (other, bits) in Self.ownFieldBits where other != kind && present & bits != 0 {
+            let field = other.rules.ownFields.first { present & 1 << Self.fieldIndex[$0]! != 0 }!
+            throw JobError("field '\(field)' is only for \(other.plural)")
         }
         try decodeOwn(&self)
         try kind.rules.validate(self)
