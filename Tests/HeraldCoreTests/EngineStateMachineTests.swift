@@ -211,6 +211,31 @@ struct EngineStateMachineTests {
         #expect(e.currentNames["x"] == snoozed && e.nextWakeup() == snoozed.fireAt)
     }
 
+    /// A file of new/ read twice (two events name it) is taken once: the second reading is
+    /// neither accepted nor refused, and the file is looked at again once the first is filed.
+    @Test func aFileReadTwiceIsTakenOnceAndLookedAtAgainWhenFiled() {
+        var e = engine()
+        _ = e.handle(.started(jobs: [], strays: []), now: t0)
+        let x = candidate("x", t0 + .minutes(5))
+        // Twice in one reading: one move, no refusal, no failed line.
+        let both = e.handle(.intakeRead([.single(file: "x.json", x), .single(file: "x.json", x)]), now: t0)
+        guard case .file(let plan)? = both.first(where: { if case .file = $0 { true } else { false } }) else { Issue.record("not filed"); return }
+        #expect(plan.moves.map(\.file) == ["x.json"] && plan.refusals.isEmpty)
+        #expect(!history(both).contains(.failed))
+        // Again in a later reading, before the move is done: nothing.
+        let again = e.handle(.intakeRead([.single(file: "x.json", x)]), now: t0)
+        #expect(!again.contains { if case .file = $0 { true } else { false } } && !history(again).contains(.failed))
+        #expect(e.pendingCount == 1)
+        var result = FilingResult()
+        result.filed = [name("x", t0 + .minutes(5))]
+        result.settledFiles = ["x.json"]
+        let done = e.handle(.filed(result), now: t0)
+        #expect(done.contains { if case .readIntake(let r) = $0 { r.names == ["x.json"] } else { false } })
+        // Once filed, a new file of that name is read as any other (here: its id is taken).
+        let later = e.handle(.intakeRead([.single(file: "x.json", x)]), now: t0)
+        #expect(history(later) == [.failed])
+    }
+
     /// A claimed batch seen twice at start (by the first read and by inotify) is filed once.
     @Test func aBatchReadTwiceWhileFilingIsFiledOnce() {
         var e = engine()

@@ -92,6 +92,28 @@ struct DeliveryEndToEndTests {
         #expect(received.map(\.summary) == ["By hand"])
     }
 
+    /// Files written in place in new/ (each an IN_CREATE and an IN_CLOSE_WRITE, often read
+    /// together): every job is taken once. Before, about half were sent to failed/ as their
+    /// own job "already pending", and lost.
+    @Test func filesWrittenInPlaceInNewAreEachTakenOnce() throws {
+        let scene = try Scene()
+        let daemon = try scene.startDaemon()
+        let at = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+        let ids = (0..<20).map { "inplace\($0)" }
+        for id in ids {
+            let path = scene.spoolPath + "/new/\(id).json"
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            try #require(fd >= 0)
+            let text = Array("{\"version\":1,\"kind\":\"reminder\",\"id\":\"\(id)\",\"at\":\"\(at)\",\"text\":\"t\"}\n".utf8)
+            #expect(write(fd, text, text.count) == text.count)
+            close(fd)
+        }
+        #expect(waitUntil { scene.files("jobs").count == ids.count && scene.files("new").isEmpty }, "\(scene.files("failed")) \(daemon.log)")
+        #expect(Set(scene.files("jobs").map { String($0.prefix { $0 != "@" }) }) == Set(ids))
+        #expect(scene.files("failed").isEmpty)
+        #expect(!daemon.log.contains("already pending"))
+    }
+
     @Test func badFilesAreQuarantinedWhileTheDaemonKeepsFiring() throws {
         let scene = try Scene()
         try scene.startDaemon()

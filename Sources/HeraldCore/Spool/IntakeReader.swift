@@ -24,7 +24,8 @@ public struct IntakeReader: Sendable {
     public func read(_ request: IntakeRequest, now: Instant, deliver: (EngineEvent) -> Void) {
         let names = request.names ?? spool.intakeNames()
         var singles: [IntakeFile] = []
-        for name in names.sorted() where !name.hasPrefix(".") || Self.isClaimedBatch(name) {
+        // Once each: two events for one file come as its name twice.
+        for name in Set(names).sorted() where !name.hasPrefix(".") || Self.isClaimedBatch(name) {
             claim?.begin("new/" + Self.unclaimedName(name))  // one name for a batch, claimed or not
             defer { claim?.end() }
             if name.hasSuffix(".jsonl") {

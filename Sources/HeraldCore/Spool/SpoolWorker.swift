@@ -85,6 +85,7 @@ public struct SpoolWorker: Sendable {
         var result = FilingResult()
         result.batch = plan.batch
         result.isLastPart = plan.isLastPart
+        result.settledFiles = plan.refusals.map(\.file) + plan.moves.map(\.file)
         for refusal in plan.refusals {
             do {
                 try spool.quarantine(directory: spool.new, name: refusal.file, as: IntakeReader.unclaimedName(refusal.file),

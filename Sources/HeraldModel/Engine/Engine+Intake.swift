@@ -5,7 +5,17 @@ extension Engine {
     mutating func intake(_ files: [IntakeFile], now: Instant) -> [EngineEffect] {
         var plan = FilingPlan()
         var effects: [EngineEffect] = []
+        var seen = Set<String>()
         for file in files {
+            switch file {
+            case .refused(let name, _), .single(let name, _):
+                // Read again before its first reading was filed: that reading decides.
+                guard seen.insert(name).inserted, filesInFlight.take(name) else {
+                    logger.debug("A file of new/ read again while it is being filed", metadata: ["file": "\(name)"])
+                    continue
+                }
+            default: break
+            }
             switch file {
             case .gone:
                 continue
@@ -36,6 +46,7 @@ extension Engine {
             }
         }
         if !plan.isEmpty { effects.append(.file(plan)) }
+        filesInFlight.planned(plan.moves.map(\.file) + plan.refusals.map(\.file))
         return effects
     }
 
@@ -86,6 +97,8 @@ extension Engine {
             if self.name(of: name.id) == name { forget(name.id) } else { update(name.id) { $0.phase = .idle } }
         }
         var effects: [EngineEffect] = []
+        let again = filesInFlight.settled(result.settledFiles)
+        if !again.isEmpty { effects.append(.readIntake(intakeRequest(again))) }
         if let batch = result.batch, batches.counts(of: batch) != nil {
             batches.count(batch, failed: result.failed.count)
             if result.isLastPart, let counts = batches.counts(of: batch) {
@@ -148,5 +161,30 @@ extension Engine {
             let id = JobID.random(using: &ids)
             if name(of: id) == nil { return id }
         }
+    }
+}
+
+/// Single files of `new/` with a move or refusal planned and not yet carried out, and those of
+/// them read again meanwhile. A file is read twice when two events name it (IN_CREATE and
+/// IN_CLOSE_WRITE, or the start's listing and inotify); the second reading found its own job
+/// "already pending" and sent the file to failed/, before its own move when both were in one
+/// plan, and the job was lost.
+struct FilesInFlight {
+    private var planned = Set<String>()
+    private var readAgain = Set<String>()
+
+    /// Whether a reading of `file` is to be decided on: not while an earlier one is filed.
+    mutating func take(_ file: String) -> Bool {
+        guard planned.contains(file) else { return true }
+        readAgain.insert(file)
+        return false
+    }
+
+    mutating func planned(_ files: [String]) { planned.formUnion(files) }
+
+    /// The plan that moved or refused `files` is done: those read again meanwhile are to be
+    /// read once more (another file may have taken the name since; usually it is gone).
+    mutating func settled(_ files: [String]) -> [String] {
+        files.filter { planned.remove($0) != nil && readAgain.remove($0) != nil }
     }
 }

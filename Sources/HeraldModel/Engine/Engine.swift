@@ -25,6 +25,8 @@ public struct Engine: Sendable {
     var summary = Summary()
     /// Batches of `new/` being taken in, part by part.
     var batches = BatchIntake()
+    /// Single files of `new/` being moved or refused (Engine+Intake.swift, `FilesInFlight`).
+    var filesInFlight = FilesInFlight()
     /// Quiet hours, the do-not-disturb switch and the desktop's do-not-disturb.
     var quiet: QuietState
     /// The notification server as the engine knows it.

@@ -192,6 +192,8 @@ public struct FilingResult: Sendable, Equatable {
     public var batch: String?
     public var isLastPart = false
     public var removedBatch: String?
+    /// The files of `new/` the plan moved or refused, whatever came of each.
+    public var settledFiles: [String] = []
     public init() {}
 }
 
