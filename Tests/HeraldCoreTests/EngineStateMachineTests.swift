@@ -236,6 +236,29 @@ struct EngineStateMachineTests {
         #expect(history(later) == [.failed])
     }
 
+    /// A reading that reaches the engine after the first one's move was done (its request went
+    /// on reading other files) read the file that is the job's now: it decides nothing. A file
+    /// put under that name since (another inode) is read as any other.
+    @Test func aReadingOfAFileAlreadyMovedDecidesNothing() {
+        var e = engine()
+        _ = e.handle(.started(jobs: [], strays: []), now: t0)
+        var x = candidate("x", t0 + .minutes(5))
+        x.inode = 7
+        guard case .file(let plan)? = e.handle(.intakeRead([.single(file: "x.json", x)]), now: t0).first(where: { if case .file = $0 { true } else { false } }) else {
+            Issue.record("not filed"); return
+        }
+        #expect(plan.moves.map(\.inode) == [7])
+        var result = FilingResult()
+        result.filed = [name("x", t0 + .minutes(5))]
+        result.settledFiles = ["x.json"]
+        #expect(!e.handle(.filed(result), now: t0).contains { if case .readIntake = $0 { true } else { false } })
+        let stale = e.handle(.intakeRead([.single(file: "x.json", x)]), now: t0)
+        #expect(stale.isEmpty || !stale.contains { if case .file = $0 { true } else { false } })
+        #expect(!history(stale).contains(.failed))
+        x.inode = 8
+        #expect(history(e.handle(.intakeRead([.single(file: "x.json", x)]), now: t0)) == [.failed])
+    }
+
     /// A claimed batch seen twice at start (by the first read and by inotify) is filed once.
     @Test func aBatchReadTwiceWhileFilingIsFiledOnce() {
         var e = engine()

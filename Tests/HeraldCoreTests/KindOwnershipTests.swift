@@ -75,6 +75,7 @@ import Testing
             }
         }
         #expect(Job.fieldNames.count == Set(Job.fieldNames).count && Job.fieldNames.count <= 64)
+        #expect(Job.CommonField.allCases.map { "\($0)" } == Job.commonFields)
         // Deliveries: two templates, two popup classes; habits: one of each.
         #expect(Job.Kind.delivery.configKeys.sorted() == ["popups.expire.arrival", "popups.expire.headsUp", "popups.sound.arrival",
                                                          "popups.sound.headsUp", "templates.arrival.body", "templates.arrival.summary",

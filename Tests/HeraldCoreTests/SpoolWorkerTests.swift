@@ -51,6 +51,30 @@ struct SpoolWorkerTests {
         removal.removeBatch = "b.jsonl"
         guard case .filed(let removed) = worker.file(removal, now: now) else { Issue.record("no result"); return }
         #expect(removed.removedBatch == "b.jsonl" && files(in: spool.new).isEmpty)
+        #expect(result.settledFiles == ["bad.json", "one.json"])
+    }
+
+    /// A file renamed over the one that was read and checked is not moved into jobs/ unchecked:
+    /// the move fails, and the file stays in new/ for its own event.
+    @Test func aFileReplacedAfterItWasReadIsNotMoved() throws {
+        try spool.prepare()
+        dir.write("spool/new/x.json", line("x", "2026-11-22T09:00:00Z"))
+        var st = stat()
+        #expect(lstat(spool.new + "/x.json", &st) == 0)
+        let checked = UInt64(st.st_ino)
+        dir.write("spool/tmp/other.json", line("y", "2026-11-22T09:00:00Z"))
+        #expect(rename(spool.tmp + "/other.json", spool.new + "/x.json") == 0)
+        let x = JobFileName(id: "x", occurrence: now + .minutes(60))
+        var plan = FilingPlan()
+        plan.moves = [.init(file: "x.json", name: x, fixMode: false, inode: checked)]
+        guard case .filed(let result) = worker.file(plan, now: now) else { Issue.record("no result"); return }
+        #expect(result.filed.isEmpty && result.failed == [x] && result.settledFiles == ["x.json"])
+        #expect(files(in: spool.new) == ["x.json"] && files(in: spool.jobs).isEmpty)
+        // The file that was checked is moved.
+        #expect(lstat(spool.new + "/x.json", &st) == 0)
+        plan.moves[0].inode = UInt64(st.st_ino)
+        guard case .filed(let moved) = worker.file(plan, now: now) else { Issue.record("no result"); return }
+        #expect(moved.filed == [x] && files(in: spool.jobs) == [x.description])
     }
 
     /// A batch part's jobs are written as unnamed files and linked in (or, where those do not

@@ -45,11 +45,12 @@ public struct IntakeReader: Sendable {
             // Still being written: its IN_CLOSE_WRITE brings it back.
             if error == .missing || error == .beingWritten { return .gone(file: file) }
             return .refused(file: file, IntakeRefusal(reason: error.description, redacted: error.redacted))
-        case .success(let (bytes, mode, _)):
+        case .success(let (bytes, mode, inode)):
             do {
                 let job = try Job.decode(bytes, localZone: request.localZone)
                 let first = try Self.firstOccurrence(of: job, request, now: now)
-                return .single(file: file, IntakeCandidate(id: job.id, kind: job.kind, first: first, mode: UInt32(mode), wake: job.wake))
+                return .single(file: file, IntakeCandidate(id: job.id, kind: job.kind, first: first, mode: UInt32(mode), wake: job.wake,
+                                                           inode: UInt64(inode)))
             } catch {
                 return .refused(file: file, IntakeRefusal(reason: error.description, redacted: error.reason))
             }

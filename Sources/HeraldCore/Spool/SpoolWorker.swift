@@ -105,6 +105,13 @@ public struct SpoolWorker: Sendable {
                 // The intake checked this file; it is opened again, with the same check, to
                 // take its document and inode from the descriptor that is read.
                 let opened = try? TrustedFile.open(source, rules: FileRules(maximumSize: Job.maximumFileSize, ownedByUser: true)).get()
+                // Put there after it was checked (renamed over): not moved unchecked; it has an
+                // event of its own, and the job read from the file before is dropped.
+                if move.inode != 0, let opened, UInt64(opened.status.st_ino) != move.inode {
+                    opened.descriptor.close()
+                    logger.info("A file of new/ was replaced after it was read; the new one is read on its own", metadata: ["file": "\(move.file)"])
+                    throw FileSystemError(operation: "accept (the file was replaced after it was read)", path: source, code: ENOENT)
+                }
                 let doc = opened.flatMap { try? $0.readAll().get() }
                 if let opened, let doc, opened.status.st_nlink > 1 {
                     // A hard link (a maildir writer's link(2), or `ln`): the job gets a file of its

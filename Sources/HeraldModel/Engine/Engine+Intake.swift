@@ -9,8 +9,10 @@ extension Engine {
         for file in files {
             switch file {
             case .refused(let name, _), .single(let name, _):
-                // Read again before its first reading was filed: that reading decides.
-                guard seen.insert(name).inserted, filesInFlight.take(name) else {
+                // Read again before its first reading was filed, or after (the same file, now
+                // in jobs/): that reading decides.
+                let inode: UInt64 = if case .single(_, let c) = file { c.inode } else { 0 }
+                guard seen.insert(name).inserted, filesInFlight.take(name, inode: inode) else {
                     logger.debug("A file of new/ read again while it is being filed", metadata: ["file": "\(name)"])
                     continue
                 }
@@ -36,7 +38,7 @@ extension Engine {
                 accept(target)
                 noteWaker(id, kind: candidate.kind, wake: candidate.wake)
                 ownNames.insert(target)  // the move into jobs/ comes back from inotify
-                plan.moves.append(.init(file: name, name: target, fixMode: candidate.mode != 0o600))
+                plan.moves.append(.init(file: name, name: target, fixMode: candidate.mode != 0o600, inode: candidate.inode))
                 logger.info("Job accepted", metadata: ["job.id": "\(id)", "job.kind": "\(candidate.kind.rawValue)",
                                                        "job.due": "\(target.fireAt)"])
             case .waiting(let name):
@@ -46,7 +48,7 @@ extension Engine {
             }
         }
         if !plan.isEmpty { effects.append(.file(plan)) }
-        filesInFlight.planned(plan.moves.map(\.file) + plan.refusals.map(\.file))
+        filesInFlight.planned(plan.moves.map { ($0.file, $0.inode) } + plan.refusals.map { ($0.file, 0) })
         return effects
     }
 
@@ -169,22 +171,45 @@ extension Engine {
 /// IN_CLOSE_WRITE, or the start's listing and inotify); the second reading found its own job
 /// "already pending" and sent the file to failed/, before its own move when both were in one
 /// plan, and the job was lost.
+///
+/// A reading that reaches the engine after the first one's move was done (it was read before
+/// the move, and its request went on reading other files) is known by its inode: the file it
+/// read is the job's file now. The last `recentLimit` files moved are kept for that.
 struct FilesInFlight {
-    private var planned = Set<String>()
+    private var planned: [String: UInt64] = [:]
     private var readAgain = Set<String>()
+    private var recent: [FileKey] = []
+    private var recentSet = Set<FileKey>()
+    static let recentLimit = 256
 
-    /// Whether a reading of `file` is to be decided on: not while an earlier one is filed.
-    mutating func take(_ file: String) -> Bool {
-        guard planned.contains(file) else { return true }
-        readAgain.insert(file)
-        return false
+    private struct FileKey: Hashable { var name: String; var inode: UInt64 }
+
+    /// Whether a reading of `file` (`inode`, 0 when not known) is to be decided on: not while
+    /// an earlier reading is being filed, nor when it read a file that has been moved already.
+    mutating func take(_ file: String, inode: UInt64) -> Bool {
+        if planned[file] != nil {
+            readAgain.insert(file)
+            return false
+        }
+        return inode == 0 || !recentSet.contains(FileKey(name: file, inode: inode))
     }
 
-    mutating func planned(_ files: [String]) { planned.formUnion(files) }
+    mutating func planned(_ files: [(name: String, inode: UInt64)]) {
+        for (name, inode) in files { planned[name] = inode }
+    }
 
     /// The plan that moved or refused `files` is done: those read again meanwhile are to be
     /// read once more (another file may have taken the name since; usually it is gone).
     mutating func settled(_ files: [String]) -> [String] {
-        files.filter { planned.remove($0) != nil && readAgain.remove($0) != nil }
+        var again: [String] = []
+        for file in files {
+            guard let inode = planned.removeValue(forKey: file) else { continue }
+            if inode != 0, recentSet.insert(FileKey(name: file, inode: inode)).inserted {
+                recent.append(FileKey(name: file, inode: inode))
+                if recent.count > Self.recentLimit { recentSet.remove(recent.removeFirst()) }
+            }
+            if readAgain.remove(file) != nil { again.append(file) }
+        }
+        return again
     }
 }

@@ -137,8 +137,10 @@ public struct IntakeCandidate: Sendable, Equatable {
     public var mode: UInt32
     /// A batch line's bytes, written as the job file.
     public var line: [UInt8]
-    public init(id: String?, kind: Job.Kind, first: Instant, mode: UInt32 = 0o600, line: [UInt8] = [], wake: Bool? = nil) {
-        self.id = id; self.kind = kind; self.first = first; self.mode = mode; self.line = line; self.wake = wake
+    /// A single file's inode as it was read (0: not known): only that file is moved.
+    public var inode: UInt64
+    public init(id: String?, kind: Job.Kind, first: Instant, mode: UInt32 = 0o600, line: [UInt8] = [], wake: Bool? = nil, inode: UInt64 = 0) {
+        self.id = id; self.kind = kind; self.first = first; self.mode = mode; self.line = line; self.wake = wake; self.inode = inode
     }
 }
 
@@ -156,6 +158,8 @@ public struct FilingPlan: Sendable, Equatable {
         public var file: String
         public var name: JobFileName
         public var fixMode: Bool
+        /// The inode that was checked (0: any): a file put there since is not moved unchecked.
+        public var inode: UInt64 = 0
     }
     public struct Write: Sendable, Equatable {
         public var name: JobFileName
