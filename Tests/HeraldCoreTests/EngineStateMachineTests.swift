@@ -259,6 +259,24 @@ struct EngineStateMachineTests {
         #expect(history(e.handle(.intakeRead([.single(file: "x.json", x)]), now: t0)) == [.failed])
     }
 
+    /// A file whose move failed (the disk, say) is still in new/: its next reading is decided
+    /// on, not taken for a late reading of a file already moved.
+    @Test func aFileWhoseMoveFailedIsReadAgainAtItsNextEvent() {
+        var e = engine()
+        _ = e.handle(.started(jobs: [], strays: []), now: t0)
+        var x = candidate("x", t0 + .minutes(5))
+        x.inode = 7
+        _ = e.handle(.intakeRead([.single(file: "x.json", x)]), now: t0)
+        var result = FilingResult()
+        result.failed = [name("x", t0 + .minutes(5))]
+        result.settledFiles = ["x.json"]
+        _ = e.handle(.filed(result), now: t0)
+        #expect(e.pendingCount == 0)
+        let next = e.handle(.intakeRead([.single(file: "x.json", x)]), now: t0)
+        #expect(next.contains { if case .file(let plan) = $0 { plan.moves.map(\.file) == ["x.json"] } else { false } })
+        #expect(e.pendingCount == 1)
+    }
+
     /// A claimed batch seen twice at start (by the first read and by inotify) is filed once.
     @Test func aBatchReadTwiceWhileFilingIsFiledOnce() {
         var e = engine()

@@ -48,7 +48,7 @@ extension Engine {
             }
         }
         if !plan.isEmpty { effects.append(.file(plan)) }
-        filesInFlight.planned(plan.moves.map { ($0.file, $0.inode) } + plan.refusals.map { ($0.file, 0) })
+        filesInFlight.planned(moves: plan.moves, refusals: plan.refusals.map(\.file))
         return effects
     }
 
@@ -99,7 +99,7 @@ extension Engine {
             if self.name(of: name.id) == name { forget(name.id) } else { update(name.id) { $0.phase = .idle } }
         }
         var effects: [EngineEffect] = []
-        let again = filesInFlight.settled(result.settledFiles)
+        let again = filesInFlight.settled(result.settledFiles, filed: result.filed)
         if !again.isEmpty { effects.append(.readIntake(intakeRequest(again))) }
         if let batch = result.batch, batches.counts(of: batch) != nil {
             batches.count(batch, failed: result.failed.count)
@@ -174,9 +174,11 @@ extension Engine {
 ///
 /// A reading that reaches the engine after the first one's move was done (it was read before
 /// the move, and its request went on reading other files) is known by its inode: the file it
-/// read is the job's file now. The last `recentLimit` files moved are kept for that.
+/// read is the job's file now. The last `recentLimit` files moved are kept for that (only those
+/// moved: one whose move failed is still in new/, and is read again at its next event).
 struct FilesInFlight {
-    private var planned: [String: UInt64] = [:]
+    /// By file: the inode read (0: not known) and, for a move, the job file it becomes.
+    private var planned: [String: (inode: UInt64, target: JobFileName?)] = [:]
     private var readAgain = Set<String>()
     private var recent: [FileKey] = []
     private var recentSet = Set<FileKey>()
@@ -194,17 +196,18 @@ struct FilesInFlight {
         return inode == 0 || !recentSet.contains(FileKey(name: file, inode: inode))
     }
 
-    mutating func planned(_ files: [(name: String, inode: UInt64)]) {
-        for (name, inode) in files { planned[name] = inode }
+    mutating func planned(moves: [FilingPlan.Move], refusals: [String]) {
+        for move in moves { planned[move.file] = (move.inode, move.name) }
+        for file in refusals { planned[file] = (0, nil) }
     }
 
     /// The plan that moved or refused `files` is done: those read again meanwhile are to be
     /// read once more (another file may have taken the name since; usually it is gone).
-    mutating func settled(_ files: [String]) -> [String] {
+    mutating func settled(_ files: [String], filed: [JobFileName]) -> [String] {
         var again: [String] = []
         for file in files {
-            guard let inode = planned.removeValue(forKey: file) else { continue }
-            if inode != 0, recentSet.insert(FileKey(name: file, inode: inode)).inserted {
+            guard let (inode, target) = planned.removeValue(forKey: file) else { continue }
+            if inode != 0, let target, filed.contains(target), recentSet.insert(FileKey(name: file, inode: inode)).inserted {
                 recent.append(FileKey(name: file, inode: inode))
                 if recent.count > Self.recentLimit { recentSet.remove(recent.removeFirst()) }
             }

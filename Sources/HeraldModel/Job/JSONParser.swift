@@ -45,7 +45,7 @@ struct JSONParser {
     private mutating func object(depth: Int) throws(JSONValue.SyntaxError) -> JSONValue {
         if depth > Self.maximumDepth { throw error("nested more than \(Self.maximumDepth) levels deep") }
         index += 1  // {
-        var members = [String: JSONValue](minimumCapacity: 8)  // a job's members without growing the table thrice
+        var members: [String: JSONValue] = [:]
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
